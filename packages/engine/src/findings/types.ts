@@ -1,0 +1,104 @@
+/**
+ * The three finding families the engine reports. Field names follow the spec's sortable
+ * fields per subclass (exploit_scanner, exploit_db, leakcheck) so the server can store each
+ * field in its own indexed column without renaming.
+ */
+
+export const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info', 'unknown'] as const;
+export type Severity = (typeof SEVERITIES)[number];
+
+/** Higher is worse; used for `severity_ordering` sorting. */
+export const SEVERITY_ORDERING: Record<Severity, number> = {
+  critical: 5,
+  high: 4,
+  medium: 3,
+  low: 2,
+  info: 1,
+  unknown: 0,
+};
+
+export interface Classification {
+  cvssMetrics?: string;
+  cvssScore?: number;
+  cveId?: string[];
+  cweId?: string[];
+  epssScore?: number;
+  epssPercentile?: number;
+  cpe?: string;
+}
+
+export interface Evidence {
+  /** The raw request as sent (secrets masked). */
+  request: string;
+  /** The response, truncated and with secrets masked. */
+  response: string;
+  /** A curl command that reproduces the request. */
+  curl: string;
+}
+
+/** exploit_scanner: one template match. */
+export interface TemplateFinding {
+  subclass: 'exploit_scanner';
+  /** Stable across scans: template + matcher + host:port + path. */
+  fingerprint: string;
+  templateId: string;
+  name: string;
+  severity: Severity;
+  severityOrdering: number;
+  host: string;
+  mainDomain: string;
+  subdomain: string;
+  matchedAt: string;
+  matcherName?: string;
+  extracted: string[];
+  description?: string;
+  impact?: string;
+  remediation?: string;
+  references: string[];
+  tags: string[];
+  classification?: Classification;
+  evidence?: Evidence;
+}
+
+/** exploit_db: a detected technology version matched to a known CVE. */
+export interface CveFinding {
+  subclass: 'exploit_db';
+  fingerprint: string;
+  tech: string;
+  version: string;
+  cve: string;
+  severity: Severity;
+  severityOrdering: number;
+  cvssScore?: number;
+  description?: string;
+  /** Published date of the CVE (ISO 8601). */
+  infoCreatedTs?: string;
+  /** Last-modified date of the CVE (ISO 8601). */
+  infoUpdatedTs?: string;
+  lastCheckTs: string;
+  host: string;
+  mainDomain: string;
+  subdomain: string;
+  /** The vulnerable range, as the feed states it. */
+  versionStart?: string;
+  versionEnd?: string;
+  latestVersion?: string;
+  homepage?: string;
+  downloadsPerMonth?: number;
+  sourceRepository?: string;
+  references: string[];
+}
+
+/** leakcheck: one e-mail address seen in one leak. */
+export interface LeakFinding {
+  subclass: 'leakcheck';
+  fingerprint: string;
+  email: string;
+  /** Masked for display, e.g. `pa******rd`; the clear value never leaves the engine's source. */
+  password: string;
+  leakDate?: string;
+  sources: string[];
+  mainDomain: string;
+}
+
+export type Finding = TemplateFinding | CveFinding | LeakFinding;
