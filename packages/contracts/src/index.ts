@@ -1,1 +1,3 @@
-export {};
+export * from './auth.ts';
+export * from './common.ts';
+export * from './system.ts';
