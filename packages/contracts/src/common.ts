@@ -11,7 +11,11 @@ export type TApiError = z.infer<typeof ZApiError>;
 /** Machine codes of ZApiError.code. */
 export const ERROR_CODES = [
   'validation_error',
+  'link_invalid',
   'unauthenticated',
+  'invalid_credentials',
+  'code_invalid',
+  'challenge_locked',
   'token_invalid',
   'forbidden',
   'not_found',

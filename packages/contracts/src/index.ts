@@ -1,3 +1,4 @@
 export * from './auth.ts';
 export * from './common.ts';
+export * from './plans.ts';
 export * from './system.ts';
