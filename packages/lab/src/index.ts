@@ -1,1 +1,16 @@
-export {};
+export type { ExpectedFinding, ExpectedLab, LeakRecord } from './expected.js';
+export { loadExpected, remapExpected } from './expected.js';
+export {
+  DEFAULT_DNS_HOST,
+  DEFAULT_DNS_PORT,
+  DEFAULT_SUBNET,
+  FALLBACK_PORTS,
+  LAB_DOMAINS,
+  LAB_HOSTS,
+  LAB_ZONES,
+} from './lab-definition.js';
+export type { PlantedIssue } from './planted.js';
+export { PLANTED, PLANTED_IDS, REMOVABLE_PLANTED_IDS } from './planted.js';
+export type { Lab, RunningService, StartLabOptions } from './start-lab.js';
+export { startLab } from './start-lab.js';
+export { BANNERS } from './tcp-services.js';

@@ -1,0 +1,236 @@
+import dgram from 'node:dgram';
+import net from 'node:net';
+import dnsPacket, { type Answer, type Packet, type Question } from 'dns-packet';
+import type { ZoneSpec } from './lab-definition.js';
+
+type StoredAnswer = Answer & { name: string };
+
+export interface LabDnsOptions {
+  host: string;
+  port: number;
+  subnet: string;
+  zones: ZoneSpec[];
+  hostileRecords: boolean;
+}
+
+export interface LabDnsServer {
+  port: number;
+  /** Publishes extra TXT records at `name` (replacing earlier extra ones), beside the zone's own. */
+  setTxt(name: string, values: string[]): void;
+  /** Removes the extra TXT records published at `name`. */
+  removeTxt(name: string): void;
+  close(): Promise<void>;
+}
+
+const TTL = 60;
+
+function lower(name: string): string {
+  return name.toLowerCase().replace(/\.$/, '');
+}
+
+/** Builds the record set of every zone (TXT overrides applied at query time). */
+function buildRecords(opts: LabDnsOptions): Map<string, StoredAnswer[]> {
+  const records = new Map<string, StoredAnswer[]>();
+  const add = (a: StoredAnswer) => {
+    const key = lower(a.name);
+    const list = records.get(key) ?? [];
+    list.push(a);
+    records.set(key, list);
+  };
+  for (const zone of opts.zones) {
+    for (const r of zone.records) {
+      if ('hostile' in r && r.hostile && !opts.hostileRecords) continue;
+      switch (r.type) {
+        case 'A': {
+          const data = 'host' in r ? `${opts.subnet}.${r.host}` : r.address;
+          add({ type: 'A', name: r.name, ttl: TTL, data });
+          break;
+        }
+        case 'CNAME':
+          add({ type: 'CNAME', name: r.name, ttl: TTL, data: r.target });
+          break;
+        case 'MX':
+          add({
+            type: 'MX',
+            name: r.name,
+            ttl: TTL,
+            data: { exchange: r.exchange, preference: r.preference },
+          });
+          break;
+        case 'NS':
+          add({ type: 'NS', name: r.name, ttl: TTL, data: r.target });
+          break;
+        case 'TXT':
+          add({ type: 'TXT', name: r.name, ttl: TTL, data: r.values });
+          break;
+        case 'SOA':
+          add({
+            type: 'SOA',
+            name: r.name,
+            ttl: TTL,
+            data: {
+              mname: r.mname,
+              rname: r.rname,
+              serial: 2024010101,
+              refresh: 3600,
+              retry: 600,
+              expire: 86400,
+              minimum: 60,
+            },
+          });
+          break;
+      }
+    }
+  }
+  return records;
+}
+
+export async function startLabDns(opts: LabDnsOptions): Promise<LabDnsServer> {
+  const records = buildRecords(opts);
+  const txtOverrides = new Map<string, string[]>();
+  const zones = opts.zones.map((z) => ({ ...z, name: lower(z.name) }));
+
+  const zoneOf = (name: string) =>
+    zones
+      .filter((z) => name === z.name || name.endsWith(`.${z.name}`))
+      .sort((a, b) => b.name.length - a.name.length)[0];
+
+  const lookupName = (name: string): StoredAnswer[] | undefined => {
+    const own = records.get(name);
+    const txt = txtOverrides.get(name);
+    if (own || txt) {
+      // Extra TXT values are separate records beside the zone's own (SPF stays).
+      const extra: StoredAnswer[] = (txt ?? []).map((v) => ({ type: 'TXT', name, ttl: TTL, data: v }));
+      return [...(own ?? []), ...extra];
+    }
+    // Wildcard: only for names that have no records of their own.
+    const zone = zoneOf(name);
+    if (!zone) return undefined;
+    let parent = name;
+    while (parent.includes('.') && parent !== zone.name) {
+      parent = parent.slice(parent.indexOf('.') + 1);
+      const wild = records.get(`*.${parent}`);
+      if (wild) return wild.map((a) => ({ ...a, name }));
+      if (records.has(parent)) break;
+    }
+    return undefined;
+  };
+
+  const answer = (
+    q: Question,
+  ): { rcode: 'NOERROR' | 'NXDOMAIN' | 'REFUSED'; answers: Answer[]; authority: Answer[] } => {
+    const name = lower(q.name);
+    const zone = zoneOf(name);
+    if (!zone) return { rcode: 'NXDOMAIN', answers: [], authority: [] };
+    const soa = (records.get(zone.name) ?? []).filter((a) => a.type === 'SOA');
+    const out: Answer[] = [];
+    let current = name;
+    for (let hops = 0; hops < 8; hops++) {
+      const found = lookupName(current);
+      if (!found) return { rcode: out.length ? 'NOERROR' : 'NXDOMAIN', answers: out, authority: soa };
+      const wantsAny = (q.type as string) === 'ANY';
+      const matching = found.filter((a) => wantsAny || a.type === q.type);
+      if (matching.length) {
+        out.push(...matching.map((a) => ({ ...a, name: current })));
+        break;
+      }
+      const cname = found.find((a) => a.type === 'CNAME');
+      if (!cname) break;
+      out.push({ ...cname, name: current });
+      current = lower(String((cname as { data: unknown }).data));
+      if (!zoneOf(current)) break;
+    }
+    return { rcode: 'NOERROR', answers: out, authority: out.length ? [] : soa };
+  };
+
+  const respond = (query: Packet): Packet[] => {
+    const q = query.questions?.[0];
+    const base = { id: query.id, type: 'response' as const, questions: query.questions ?? [] };
+    if (!q) return [{ ...base, flags: dnsPacket.AUTHORITATIVE_ANSWER, rcode: 'FORMERR' } as Packet];
+    if (q.type === 'AXFR') {
+      const zone = zones.find((z) => z.name === lower(q.name));
+      if (!zone?.allowAxfr) return [{ ...base, flags: 0, rcode: 'REFUSED' } as Packet];
+      const all: Answer[] = [];
+      for (const [name, list] of records) {
+        if (name === zone.name || name.endsWith(`.${zone.name}`))
+          all.push(...list.filter((a) => a.type !== 'SOA'));
+      }
+      const soa = (records.get(zone.name) ?? []).filter((a) => a.type === 'SOA');
+      return [{ ...base, flags: dnsPacket.AUTHORITATIVE_ANSWER, answers: [...soa, ...all, ...soa] }];
+    }
+    const { rcode, answers, authority } = answer(q);
+    return [
+      {
+        ...base,
+        flags: dnsPacket.AUTHORITATIVE_ANSWER | ((query.flags ?? 0) & dnsPacket.RECURSION_DESIRED),
+        rcode,
+        answers,
+        authorities: authority,
+      } as Packet,
+    ];
+  };
+
+  const udp = dgram.createSocket('udp4');
+  udp.on('message', (msg, rinfo) => {
+    let query: Packet;
+    try {
+      query = dnsPacket.decode(msg);
+    } catch {
+      return;
+    }
+    const q = query.questions?.[0];
+    if (q?.type === 'AXFR') return; // AXFR is TCP only
+    for (const p of respond(query)) udp.send(dnsPacket.encode(p), rinfo.port, rinfo.address);
+  });
+
+  const tcp = net.createServer((socket) => {
+    let buf = Buffer.alloc(0);
+    socket.on('error', () => socket.destroy());
+    socket.on('data', (chunk) => {
+      buf = Buffer.concat([buf, chunk]);
+      while (buf.length >= 2) {
+        const len = buf.readUInt16BE(0);
+        if (buf.length < len + 2) break;
+        const msg = buf.subarray(0, len + 2);
+        buf = buf.subarray(len + 2);
+        try {
+          for (const p of respond(dnsPacket.streamDecode(msg))) socket.write(dnsPacket.streamEncode(p));
+        } catch {
+          socket.destroy();
+        }
+      }
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    udp.once('error', reject);
+    udp.bind(opts.port, opts.host, () => {
+      udp.off('error', reject);
+      resolve();
+    });
+  });
+  const port = udp.address().port;
+  await new Promise<void>((resolve, reject) => {
+    tcp.once('error', reject);
+    tcp.listen(port, opts.host, () => {
+      tcp.off('error', reject);
+      resolve();
+    });
+  });
+
+  return {
+    port,
+    setTxt(name, values) {
+      txtOverrides.set(lower(name), values);
+    },
+    removeTxt(name) {
+      txtOverrides.delete(lower(name));
+    },
+    async close() {
+      await Promise.all([
+        new Promise<void>((r) => udp.close(() => r())),
+        new Promise<void>((r) => tcp.close(() => r())),
+      ]);
+    },
+  };
+}
