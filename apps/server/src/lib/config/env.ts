@@ -1,0 +1,67 @@
+import { z } from 'zod';
+
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const optionalUrl = (protocols: RegExp) =>
+  z
+    .url()
+    .refine((v) => protocols.test(new URL(v).protocol), `must use ${protocols.source.replace(/[\^$]/g, '')}`)
+    .optional();
+
+/**
+ * The one configuration schema. Every variable is documented in `.env.example`.
+ * Secrets left unset get embedded defaults generated into the data directory.
+ */
+export const ZEnv = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('production'),
+  HOST: z.string().default('127.0.0.1'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  PUBLIC_URL: z.url().optional(),
+  PERIMETER_DATA_DIR: z.string().default('./data'),
+  PERIMETER_WEB_DIST: z.string().optional(),
+  DATABASE_URL: optionalUrl(/^postgres(ql)?:$/),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** 32 bytes, base64: encrypts TOTP secrets and other secrets at rest. */
+  PERIMETER_ENCRYPTION_KEY: z
+    .string()
+    .refine((v) => Buffer.from(v, 'base64').length === 32, 'must be 32 bytes encoded as base64')
+    .optional(),
+  /** At least 32 characters: signs access tokens. */
+  JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  ACCESS_TOKEN_TTL_SECONDS: z.coerce.number().int().min(30).max(86_400).default(900),
+  REFRESH_TOKEN_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(300)
+    .max(90 * 86_400)
+    .default(14 * 86_400),
+  SMTP_URL: optionalUrl(/^smtps?:$/),
+  MAIL_FROM: z.string().default('Perimeter <no-reply@perimeter.local>'),
+  MAINTENANCE_MODE: bool.optional(),
+  MAINTENANCE_MESSAGE: z.string().max(2000).optional(),
+  RATE_LIMIT_AUTH_PER_MINUTE: z.coerce.number().int().min(1).max(10_000).default(10),
+  RATE_LIMIT_GLOBAL_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(600),
+  TRUST_PROXY: bool.default(false),
+  PERIMETER_ALLOW_PRIVATE_TARGETS: bool.default(false),
+  WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+});
+export type TEnv = z.infer<typeof ZEnv>;
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Reads the environment once; a bad value stops start-up with the list of what is wrong. */
+export function loadEnv(source: NodeJS.ProcessEnv = process.env): TEnv {
+  const cleaned = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = ZEnv.safeParse(cleaned);
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
+  }
+  return parsed.data;
+}

@@ -1,0 +1,40 @@
+import nodemailer, { type Transporter } from 'nodemailer';
+import type { Db } from '../../db/client.ts';
+import type { Logger } from '../../lib/logger.ts';
+import { insertMail, markMail } from './mail-repo.ts';
+import type { RenderedMail } from './mail-templates.ts';
+
+export interface Mailer {
+  send(to: string, kind: string, mail: RenderedMail): Promise<void>;
+  close(): void;
+}
+
+/**
+ * Every mail is recorded in `mail_outbox`. With SMTP_URL it is also delivered; without it the
+ * outbox is the delivery: the message and its links are printed to the log so a newcomer can
+ * finish registration from the console.
+ */
+export function createMailer(opts: { db: Db; logger: Logger; smtpUrl?: string; from: string }): Mailer {
+  const transport: Transporter | undefined = opts.smtpUrl
+    ? nodemailer.createTransport(opts.smtpUrl, { from: opts.from })
+    : undefined;
+  return {
+    async send(to, kind, mail) {
+      const row = await insertMail(opts.db, { to, kind, ...mail });
+      if (!transport) {
+        opts.logger.info({ to, kind, subject: mail.subject }, `mail kept in the outbox:\n${mail.text}`);
+        await markMail(opts.db, row.id, 'outbox');
+        return;
+      }
+      try {
+        await transport.sendMail({ to, subject: mail.subject, text: mail.text, html: mail.html });
+        await markMail(opts.db, row.id, 'sent');
+      } catch (err) {
+        // A mail server that is down must not fail the request that caused the mail.
+        opts.logger.error({ err, to, kind }, 'mail delivery failed; kept in the outbox');
+        await markMail(opts.db, row.id, 'failed', String(err));
+      }
+    },
+    close: () => transport?.close(),
+  };
+}

@@ -1,0 +1,50 @@
+import type { TMaintenanceResponse } from '@perimeter/contracts';
+import type { Db } from '../../db/client.ts';
+import type { TEnv } from '../../lib/config/index.ts';
+import { getSetting, putSetting } from './system-repo.ts';
+
+export interface Maintenance {
+  enabled: boolean;
+  message: string | null;
+}
+
+export interface MaintenanceState {
+  get(): Promise<Maintenance>;
+  set(value: Maintenance): Promise<void>;
+}
+
+const KEY = 'maintenance';
+const CACHE_MS = 2_000;
+
+/**
+ * Maintenance mode lives in the database so the operator's CLI switches every API process at once.
+ * MAINTENANCE_MODE in the environment, when set, wins over the stored switch.
+ */
+export function createMaintenanceState(
+  db: Db,
+  env: Pick<TEnv, 'MAINTENANCE_MODE' | 'MAINTENANCE_MESSAGE'>,
+): MaintenanceState {
+  let cached: { value: Maintenance; at: number } | undefined;
+  return {
+    async get() {
+      if (env.MAINTENANCE_MODE !== undefined) {
+        return { enabled: env.MAINTENANCE_MODE, message: env.MAINTENANCE_MESSAGE ?? null };
+      }
+      if (cached && Date.now() - cached.at < CACHE_MS) return cached.value;
+      const stored = await getSetting<Maintenance>(db, KEY);
+      const value = { enabled: stored?.enabled ?? false, message: stored?.message ?? null };
+      cached = { value, at: Date.now() };
+      return value;
+    },
+    async set(value) {
+      await putSetting(db, KEY, value);
+      cached = undefined;
+    },
+  };
+}
+
+/** The message is only sent while maintenance is on (the spec asks for it only then). */
+export async function maintenanceStatus(state: MaintenanceState): Promise<TMaintenanceResponse> {
+  const { enabled, message } = await state.get();
+  return { maintenance_mode: enabled, message: enabled ? message : null };
+}

@@ -1,0 +1,107 @@
+import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import helmet from '@fastify/helmet';
+import rateLimit from '@fastify/rate-limit';
+import fastifyStatic from '@fastify/static';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TApiError } from '@perimeter/contracts';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import { AppError } from '../lib/errors.ts';
+import { authRoutes } from '../modules/auth/auth-routes.ts';
+import { systemRoutes } from '../modules/system/system-routes.ts';
+import type { MaintenanceState } from '../modules/system/system-service.ts';
+import type { AppContext } from './context.ts';
+import { authPlugin } from './plugins/auth.ts';
+import { errorHandlerPlugin } from './plugins/error-handler.ts';
+import { maintenancePlugin } from './plugins/maintenance.ts';
+
+export const DEFAULT_WEB_DIST = path.resolve(
+  path.dirname(fileURLToPath(import.meta.url)),
+  '../../../web/dist',
+);
+
+export interface AppOptions {
+  ctx: AppContext;
+  maintenance: MaintenanceState;
+}
+
+export async function buildApp({ ctx, maintenance }: AppOptions): Promise<FastifyInstance> {
+  const { env } = ctx.config;
+  const app = Fastify({
+    loggerInstance: ctx.logger as FastifyBaseLogger,
+    trustProxy: env.TRUST_PROXY,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && /^[A-Za-z0-9._-]{1,64}$/.test(given) ? given : randomUUID();
+    },
+    requestIdHeader: false,
+    bodyLimit: 1_048_576,
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  await app.register(errorHandlerPlugin);
+  await app.register(helmet, {
+    contentSecurityPolicy: {
+      directives: {
+        defaultSrc: ["'self'"],
+        imgSrc: ["'self'", 'data:'],
+        styleSrc: ["'self'", "'unsafe-inline'"],
+        scriptSrc: ["'self'"],
+        connectSrc: ["'self'"],
+        frameAncestors: ["'none'"],
+      },
+    },
+  });
+  await app.register(rateLimit, {
+    global: true,
+    max: env.RATE_LIMIT_GLOBAL_PER_MINUTE,
+    timeWindow: '1 minute',
+    errorResponseBuilder: (_request, context) =>
+      new AppError(429, 'rate_limited', `Too many requests. Try again in ${context.after}.`),
+  });
+  await app.register(authPlugin, { ctx });
+  await app.register(maintenancePlugin, { maintenance });
+  await app.register(swagger, {
+    openapi: {
+      info: { title: 'Perimeter API', version: '0.1.0', description: 'External security scanning.' },
+      servers: [{ url: '/api' }],
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
+    },
+    transform: jsonSchemaTransform,
+  });
+
+  await app.register(
+    async (api) => {
+      api.get('/openapi.json', { schema: { hide: true } }, async () => api.swagger());
+      await api.register(swaggerUi, { routePrefix: '/docs' });
+      await api.register(systemRoutes, { maintenance });
+      await api.register(authRoutes, { ctx });
+    },
+    { prefix: '/api' },
+  );
+
+  const webDist = env.PERIMETER_WEB_DIST ? path.resolve(env.PERIMETER_WEB_DIST) : DEFAULT_WEB_DIST;
+  const hasWeb = existsSync(path.join(webDist, 'index.html'));
+  if (hasWeb) {
+    await app.register(fastifyStatic, { root: webDist, wildcard: false, index: false });
+  }
+  app.setNotFoundHandler((request, reply) => {
+    const isApi = request.url === '/api' || request.url.startsWith('/api/');
+    if (hasWeb && !isApi && (request.method === 'GET' || request.method === 'HEAD')) {
+      return reply.type('text/html').sendFile('index.html');
+    }
+    return reply.status(404).send({
+      detail: `No route ${request.method} ${request.url.split('?')[0]}.`,
+      code: 'not_found',
+    } satisfies TApiError);
+  });
+  return app;
+}

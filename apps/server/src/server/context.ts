@@ -1,0 +1,13 @@
+import type { Database, Db } from '../db/client.ts';
+import type { AppConfig } from '../lib/config/index.ts';
+import type { Logger } from '../lib/logger.ts';
+import type { Mailer } from '../modules/mail/mail-service.ts';
+
+/** What every service function receives: no globals. */
+export interface AppContext {
+  config: AppConfig;
+  database: Database;
+  db: Db;
+  mailer: Mailer;
+  logger: Logger;
+}

@@ -1,0 +1,56 @@
+import { connectDatabase, type Database } from '../db/client.ts';
+import { type EmbeddedDatabase, startEmbeddedDatabase } from '../db/embedded.ts';
+import { migrateDatabase } from '../db/migrate.ts';
+import { type AppConfig, loadConfig } from '../lib/config/index.ts';
+import { createLogger, type Logger } from '../lib/logger.ts';
+import { createMailer } from '../modules/mail/mail-service.ts';
+import { createMaintenanceState, type MaintenanceState } from '../modules/system/system-service.ts';
+import type { AppContext } from './context.ts';
+
+export interface Runtime {
+  ctx: AppContext;
+  maintenance: MaintenanceState;
+  databaseUrl: string;
+  close(): Promise<void>;
+}
+
+/** Opens the database (the embedded server unless DATABASE_URL is set), migrates it, and wires the context. */
+export async function openRuntime(config: AppConfig = loadConfig(), logger?: Logger): Promise<Runtime> {
+  const log = logger ?? createLogger(config.env.LOG_LEVEL);
+  let embedded: EmbeddedDatabase | undefined;
+  let databaseUrl = config.env.DATABASE_URL;
+  if (!databaseUrl) {
+    log.info({ dataDir: config.dataDir }, 'starting the embedded PostgreSQL');
+    embedded = await startEmbeddedDatabase({
+      dataDir: config.dataDir,
+      log: (m) => log.debug({ postgres: m }, 'postgres'),
+    });
+    databaseUrl = embedded.url;
+  }
+  let database: Database | undefined;
+  try {
+    database = connectDatabase(databaseUrl);
+    await migrateDatabase(database);
+  } catch (err) {
+    await database?.close();
+    await embedded?.stop();
+    throw err;
+  }
+  const mailer = createMailer({
+    db: database.db,
+    logger: log,
+    smtpUrl: config.env.SMTP_URL,
+    from: config.env.MAIL_FROM,
+  });
+  const ctx: AppContext = { config, database, db: database.db, mailer, logger: log };
+  return {
+    ctx,
+    databaseUrl,
+    maintenance: createMaintenanceState(database.db, config.env),
+    async close() {
+      mailer.close();
+      await database.close();
+      await embedded?.stop();
+    },
+  };
+}
