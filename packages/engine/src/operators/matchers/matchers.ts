@@ -1,0 +1,227 @@
+import { compileGoRegex, type DslValue, toDslString } from '../dsl/dsl-functions.js';
+import { interpolate } from '../dsl/dsl-interpolate.js';
+import { type CompiledDsl, compileDsl } from '../dsl/dsl-interpreter.js';
+import { OperatorCompileError, type OperatorEvent, partAsString, readPart } from '../operator-types.js';
+import { compileXPath, type XPathQuery } from '../xpath.js';
+
+interface MatcherBase {
+  name?: string;
+  part?: string;
+  condition?: 'and' | 'or';
+  negative?: boolean;
+  internal?: boolean;
+  'case-insensitive'?: boolean;
+  'match-all'?: boolean;
+}
+
+/** Matchers as written in a template: a discriminated union on `type`. */
+export type MatcherDef =
+  | (MatcherBase & { type: 'word'; words: string[]; encoding?: string })
+  | (MatcherBase & { type: 'regex'; regex: string[] })
+  | (MatcherBase & { type: 'status'; status: number[] })
+  | (MatcherBase & { type: 'size'; size: number[] })
+  | (MatcherBase & { type: 'binary'; binary: string[] })
+  | (MatcherBase & { type: 'dsl'; dsl: string[] })
+  | (MatcherBase & { type: 'xpath'; xpath: string[] });
+
+export interface MatchResult {
+  matched: boolean;
+  /** The words/regex matches that made it match (for evidence and `match-all`). */
+  values: string[];
+}
+
+export interface CompiledMatcher {
+  name?: string;
+  type: MatcherDef['type'];
+  internal: boolean;
+  match(event: OperatorEvent): MatchResult;
+}
+
+function combine(results: boolean[], condition: 'and' | 'or'): boolean {
+  if (results.length === 0) return false;
+  return condition === 'and' ? results.every(Boolean) : results.some(Boolean);
+}
+
+function partBytes(event: OperatorEvent, part: string | undefined): Buffer {
+  const name = part ?? event.defaultPart;
+  const raw = event.bytes?.[name];
+  if (raw) return raw;
+  return Buffer.from(partAsString(readPart(event, part)), 'latin1');
+}
+
+export function compileMatcher(def: MatcherDef, field = 'matchers'): CompiledMatcher {
+  const condition = def.condition ?? 'or';
+  const negative = def.negative === true;
+  const ci = def['case-insensitive'] === true;
+  const matchAll = def['match-all'] === true;
+  const wrap = (fn: (event: OperatorEvent) => MatchResult): CompiledMatcher => ({
+    ...(def.name !== undefined ? { name: def.name } : {}),
+    type: def.type,
+    internal: def.internal === true,
+    match: (event) => {
+      const r = fn(event);
+      return negative ? { matched: !r.matched, values: r.matched ? [] : r.values } : r;
+    },
+  });
+  switch (def.type) {
+    case 'word': {
+      if (!Array.isArray(def.words) || def.words.length === 0)
+        throw new OperatorCompileError(`${field}.words`, 'no words');
+      const words = def.words.map((w) => {
+        const s = String(w);
+        return def.encoding === 'hex' ? Buffer.from(s, 'hex').toString('latin1') : s;
+      });
+      return wrap((event) => {
+        let text = partAsString(readPart(event, def.part));
+        if (ci) text = text.toLowerCase();
+        const found: string[] = [];
+        const results = words.map((w) => {
+          let word = w.includes('{{') ? interpolate(w, event.values).text : w;
+          if (ci) word = word.toLowerCase();
+          const hit = text.includes(word);
+          if (hit) found.push(word);
+          return hit;
+        });
+        const matched = combine(results, condition);
+        return { matched, values: matched || matchAll ? found : [] };
+      });
+    }
+    case 'regex': {
+      if (!Array.isArray(def.regex) || def.regex.length === 0)
+        throw new OperatorCompileError(`${field}.regex`, 'no regex');
+      const res = def.regex.map((r, i) => {
+        try {
+          return compileGoRegex(String(r), ci ? 'i' : '');
+        } catch (err) {
+          throw new OperatorCompileError(`${field}.regex[${i}]`, `invalid regex: ${(err as Error).message}`);
+        }
+      });
+      return wrap((event) => {
+        const text = partAsString(readPart(event, def.part));
+        const found: string[] = [];
+        const results = res.map((re) => {
+          if (matchAll) {
+            const g = new RegExp(re.source, re.flags.includes('g') ? re.flags : `${re.flags}g`);
+            const all = [...text.matchAll(g)].map((m) => m[0]);
+            found.push(...all);
+            return all.length > 0;
+          }
+          const m = re.exec(text);
+          if (m) found.push(m[0]);
+          return m !== null;
+        });
+        const matched = combine(results, condition);
+        return { matched, values: matched ? found : [] };
+      });
+    }
+    case 'status': {
+      const codes = (def.status ?? []).map(Number);
+      if (codes.length === 0 || codes.some((c) => !Number.isInteger(c)))
+        throw new OperatorCompileError(`${field}.status`, 'status must be a list of integers');
+      return wrap((event) => {
+        const v = readPart(event, 'status_code');
+        const code = Number(v);
+        return { matched: codes.includes(code), values: [] };
+      });
+    }
+    case 'size': {
+      const sizes = (def.size ?? []).map(Number);
+      if (sizes.length === 0 || sizes.some((c) => !Number.isFinite(c)))
+        throw new OperatorCompileError(`${field}.size`, 'size must be a list of numbers');
+      return wrap((event) => {
+        const v = readPart(event, def.part === undefined ? 'content_length' : def.part);
+        const n = typeof v === 'number' ? v : Buffer.byteLength(partAsString(v));
+        return { matched: sizes.includes(n), values: [] };
+      });
+    }
+    case 'binary': {
+      if (!Array.isArray(def.binary) || def.binary.length === 0)
+        throw new OperatorCompileError(`${field}.binary`, 'no binary');
+      const needles = def.binary.map((h, i) => {
+        const hex = String(h).replace(/\s+/g, '');
+        if (!/^([0-9a-fA-F]{2})+$/.test(hex))
+          throw new OperatorCompileError(`${field}.binary[${i}]`, 'not a hex string');
+        return Buffer.from(hex, 'hex');
+      });
+      return wrap((event) => {
+        const bytes = partBytes(event, def.part);
+        const found: string[] = [];
+        const results = needles.map((n) => {
+          const hit = bytes.includes(n);
+          if (hit) found.push(n.toString('hex'));
+          return hit;
+        });
+        const matched = combine(results, condition);
+        return { matched, values: matched ? found : [] };
+      });
+    }
+    case 'dsl': {
+      if (!Array.isArray(def.dsl) || def.dsl.length === 0)
+        throw new OperatorCompileError(`${field}.dsl`, 'no dsl');
+      const exprs: CompiledDsl[] = def.dsl.map((d, i) => {
+        try {
+          return compileDsl(String(d));
+        } catch (err) {
+          throw new OperatorCompileError(`${field}.dsl[${i}]`, (err as Error).message);
+        }
+      });
+      return wrap((event) => {
+        const results = exprs.map((e) => e.test(event.values));
+        return { matched: combine(results, condition), values: [] };
+      });
+    }
+    case 'xpath': {
+      if (!Array.isArray(def.xpath) || def.xpath.length === 0)
+        throw new OperatorCompileError(`${field}.xpath`, 'no xpath');
+      const queries: XPathQuery[] = def.xpath.map((x, i) => {
+        try {
+          return compileXPath(String(x));
+        } catch (err) {
+          throw new OperatorCompileError(`${field}.xpath[${i}]`, (err as Error).message);
+        }
+      });
+      return wrap((event) => {
+        const text = partAsString(readPart(event, def.part));
+        const results = queries.map((q) => q.select(text).length > 0);
+        return { matched: combine(results, condition), values: [] };
+      });
+    }
+    default: {
+      const t: string = (def as { type: string }).type;
+      throw new OperatorCompileError(`${field}.type`, `unknown matcher type '${t}'`);
+    }
+  }
+}
+
+export interface MatchersOutcome {
+  matched: boolean;
+  /** Names of the (non-internal) matchers that matched. */
+  names: string[];
+  values: string[];
+}
+
+/** Applies `matchers-condition` (default `or`) over compiled matchers. */
+export function runMatchers(
+  matchers: CompiledMatcher[],
+  condition: 'and' | 'or',
+  event: OperatorEvent,
+): MatchersOutcome {
+  const names: string[] = [];
+  const values: string[] = [];
+  let any = false;
+  for (const m of matchers) {
+    const r = m.match(event);
+    if (r.matched) {
+      any = true;
+      if (m.name && !m.internal) names.push(m.name);
+      values.push(...r.values);
+    } else if (condition === 'and') {
+      return { matched: false, names: [], values: [] };
+    }
+  }
+  const matched = condition === 'and' ? matchers.length > 0 : any;
+  return { matched, names, values };
+}
+
+export type { DslValue };
+export { toDslString };

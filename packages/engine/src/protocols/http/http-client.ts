@@ -1,0 +1,165 @@
+import { lookup as dnsLookup } from 'node:dns';
+import type { LookupFunction } from 'node:net';
+import { Agent, type Dispatcher, request } from 'undici';
+
+export interface HttpRequestInit {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+export interface HttpResponseData {
+  url: string;
+  status: number;
+  statusText: string;
+  /** Header pairs in arrival order, names lowercased. */
+  headers: [string, string][];
+  body: Buffer;
+  /** True when the body was cut at the size cap. */
+  truncated: boolean;
+  durationMs: number;
+}
+
+export interface HttpClientOptions {
+  timeoutMs?: number;
+  maxResponseBytes?: number;
+  /** Connections per origin. */
+  connectionsPerOrigin?: number;
+  /**
+   * Address for a host name, e.g. from the scan's own DNS answers (lab names resolve only
+   * through the lab's DNS server). Unknown names fall back to the system resolver.
+   */
+  resolve?: (hostname: string) => string | undefined;
+  dispatcher?: Dispatcher;
+}
+
+// Headers undici manages itself or refuses.
+const FORBIDDEN = new Set([
+  'content-length',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'upgrade',
+  'expect',
+  'te',
+  'trailer',
+  'proxy-connection',
+]);
+
+export class HttpClient {
+  readonly dispatcher: Dispatcher;
+  private readonly owned: boolean;
+  readonly timeoutMs: number;
+  readonly maxResponseBytes: number;
+
+  constructor(options: HttpClientOptions = {}) {
+    this.timeoutMs = options.timeoutMs ?? 10000;
+    this.maxResponseBytes = options.maxResponseBytes ?? 1024 * 1024;
+    if (options.dispatcher) {
+      this.dispatcher = options.dispatcher;
+      this.owned = false;
+    } else {
+      const resolve = options.resolve;
+      const lookup: LookupFunction | undefined = resolve
+        ? (hostname, opts, cb) => {
+            const ip = resolve(hostname);
+            if (ip) {
+              const family = ip.includes(':') ? 6 : 4;
+              if ((opts as { all?: boolean }).all)
+                (cb as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [
+                  { address: ip, family },
+                ]);
+              else cb(null, ip, family);
+              return;
+            }
+            dnsLookup(hostname, opts, cb);
+          }
+        : undefined;
+      this.dispatcher = new Agent({
+        connections: options.connectionsPerOrigin ?? 8,
+        keepAliveTimeout: 4000,
+        connect: { rejectUnauthorized: false, timeout: this.timeoutMs, ...(lookup ? { lookup } : {}) },
+        headersTimeout: this.timeoutMs,
+        bodyTimeout: this.timeoutMs,
+      });
+      this.owned = true;
+    }
+  }
+
+  async send(
+    init: HttpRequestInit,
+    signal?: AbortSignal,
+    maxBytes = this.maxResponseBytes,
+  ): Promise<HttpResponseData> {
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(init.headers)) if (!FORBIDDEN.has(k.toLowerCase())) headers[k] = v;
+    const timeout = AbortSignal.timeout(this.timeoutMs);
+    const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
+    const started = performance.now();
+    const res = await request(init.url, {
+      method: init.method as Dispatcher.HttpMethod,
+      headers,
+      ...(init.body !== undefined && init.body !== '' ? { body: init.body } : {}),
+      dispatcher: this.dispatcher,
+      signal: combined,
+    });
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let truncated = false;
+    try {
+      for await (const chunk of res.body) {
+        const buf = chunk as Buffer;
+        if (size + buf.length > maxBytes) {
+          chunks.push(buf.subarray(0, maxBytes - size));
+          size = maxBytes;
+          truncated = true;
+          break;
+        }
+        chunks.push(buf);
+        size += buf.length;
+      }
+    } finally {
+      if (truncated) res.body.destroy();
+    }
+    const pairs: [string, string][] = [];
+    for (const [k, v] of Object.entries(res.headers)) {
+      if (v === undefined) continue;
+      for (const one of Array.isArray(v) ? v : [v]) pairs.push([k.toLowerCase(), one]);
+    }
+    return {
+      url: init.url,
+      status: res.statusCode,
+      statusText: STATUS_TEXT[res.statusCode] ?? '',
+      headers: pairs,
+      body: Buffer.concat(chunks),
+      truncated,
+      durationMs: performance.now() - started,
+    };
+  }
+
+  async close(): Promise<void> {
+    if (this.owned) await this.dispatcher.close();
+  }
+}
+
+const STATUS_TEXT: Record<number, string> = {
+  200: 'OK',
+  201: 'Created',
+  204: 'No Content',
+  301: 'Moved Permanently',
+  302: 'Found',
+  303: 'See Other',
+  304: 'Not Modified',
+  307: 'Temporary Redirect',
+  308: 'Permanent Redirect',
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  502: 'Bad Gateway',
+  503: 'Service Unavailable',
+};

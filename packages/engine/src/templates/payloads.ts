@@ -1,0 +1,44 @@
+import type { AttackType } from './template-types.js';
+
+const MAX_COMBINATIONS = 100000;
+
+/**
+ * Payload combinations as nuclei's attack modes define them:
+ * batteringram — one value at a time in every position; pitchfork — the i-th value of
+ * every set together; clusterbomb — every combination. Lazy, so large sets cost no memory.
+ */
+export function* payloadCombinations(
+  payloads: Record<string, string[]>,
+  attack: AttackType,
+): Generator<Record<string, string>> {
+  const names = Object.keys(payloads);
+  if (names.length === 0) {
+    yield {};
+    return;
+  }
+  const lists = names.map((n) => payloads[n] ?? []);
+  if (attack === 'batteringram') {
+    const values = [...new Set(lists.flat())];
+    for (const v of values.slice(0, MAX_COMBINATIONS)) yield Object.fromEntries(names.map((n) => [n, v]));
+    return;
+  }
+  if (attack === 'pitchfork') {
+    const len = Math.min(...lists.map((l) => l.length));
+    for (let i = 0; i < Math.min(len, MAX_COMBINATIONS); i++)
+      yield Object.fromEntries(names.map((n, j) => [n, (lists[j] as string[])[i] as string]));
+    return;
+  }
+  if (lists.some((l) => l.length === 0)) return;
+  const idx = names.map(() => 0);
+  for (let count = 0; count < MAX_COMBINATIONS; count++) {
+    yield Object.fromEntries(names.map((n, j) => [n, (lists[j] as string[])[idx[j] as number] as string]));
+    let k = names.length - 1;
+    while (k >= 0) {
+      idx[k] = (idx[k] as number) + 1;
+      if ((idx[k] as number) < (lists[k] as string[]).length) break;
+      idx[k] = 0;
+      k--;
+    }
+    if (k < 0) return;
+  }
+}

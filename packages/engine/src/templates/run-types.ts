@@ -1,0 +1,41 @@
+import type { DslValue } from '../operators/dsl/dsl-functions.js';
+import type { OperatorEvent } from '../operators/operator-types.js';
+import type { HttpClient } from '../protocols/http/http-client.js';
+import type { HostGate, RateLimiter } from './politeness.js';
+
+/** One protocol response, mapped to named parts for the operators. */
+export interface ProtocolResponse {
+  event: OperatorEvent;
+  matchedAt: string;
+  /** host:port the request went to (error budget, fingerprint). */
+  endpoint: string;
+  path: string;
+  request?: string;
+  response?: string;
+  curl?: string;
+  /** For `cookie-reuse`. */
+  setCookies?: string[];
+}
+
+export interface DnsServer {
+  host: string;
+  port: number;
+}
+
+/** What executors share during a run. */
+export interface RunContext {
+  signal: AbortSignal;
+  http: HttpClient;
+  rate: RateLimiter;
+  hosts: HostGate;
+  timeoutMs: number;
+  maxResponseBytes: number;
+  dnsServers: DnsServer[];
+  /** Scope check before contacting a redirect target or any other new address. */
+  isUrlAllowed?: (url: string) => boolean | Promise<boolean>;
+  /** Address of a host name known from the scan's DNS answers. */
+  resolve?: (hostname: string) => string | undefined;
+  log: (level: 'info' | 'warn', message: string) => void;
+}
+
+export type Variables = Record<string, DslValue>;

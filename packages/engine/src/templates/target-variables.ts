@@ -1,0 +1,65 @@
+import { parse as parseDomain } from 'tldts';
+import type { Variables } from './run-types.js';
+
+export interface ParsedTarget {
+  input: string;
+  scheme?: 'http' | 'https';
+  hostname: string;
+  port?: number;
+  path: string;
+}
+
+/** Accepts `https://host:8443/path`, `host:port`, `host`, `[::1]:22`. */
+export function parseTarget(input: string): ParsedTarget {
+  const trimmed = input.trim();
+  if (/^https?:\/\//i.test(trimmed)) {
+    const u = new URL(trimmed);
+    const scheme = u.protocol === 'https:' ? 'https' : 'http';
+    return {
+      input: trimmed,
+      scheme,
+      hostname: u.hostname.replace(/^\[|\]$/g, ''),
+      ...(u.port ? { port: Number(u.port) } : { port: scheme === 'https' ? 443 : 80 }),
+      path: u.pathname === '/' ? '' : u.pathname.replace(/\/$/, ''),
+    };
+  }
+  const v6 = /^\[([^\]]+)\](?::(\d+))?$/.exec(trimmed);
+  if (v6)
+    return { input: trimmed, hostname: v6[1] as string, ...(v6[2] ? { port: Number(v6[2]) } : {}), path: '' };
+  const m = /^([^:/]+)(?::(\d+))?$/.exec(trimmed);
+  if (!m) throw new Error(`invalid target '${input}'`);
+  return { input: trimmed, hostname: m[1] as string, ...(m[2] ? { port: Number(m[2]) } : {}), path: '' };
+}
+
+function hostForUrl(hostname: string): string {
+  return hostname.includes(':') ? `[${hostname}]` : hostname;
+}
+
+/** nuclei's built-in variables for an input. */
+export function targetVariables(t: ParsedTarget): Variables {
+  const scheme = t.scheme ?? (t.port === 443 ? 'https' : 'http');
+  const port = t.port ?? (scheme === 'https' ? 443 : 80);
+  const defaultPort = (scheme === 'https' && port === 443) || (scheme === 'http' && port === 80);
+  const host = hostForUrl(t.hostname);
+  const hostPort = defaultPort && t.scheme ? host : `${host}:${port}`;
+  const root = `${scheme}://${defaultPort ? host : `${host}:${port}`}`;
+  const parsed = parseDomain(t.hostname, { allowPrivateDomains: true });
+  const file = t.path.split('/').pop() ?? '';
+  return {
+    Input: t.input,
+    BaseURL: `${root}${t.path}`,
+    RootURL: root,
+    Hostname: hostPort,
+    Host: t.hostname,
+    Port: String(port),
+    Path: t.path,
+    File: file,
+    Scheme: scheme,
+    FQDN: t.hostname,
+    RDN: parsed.domain ?? t.hostname,
+    DN: parsed.domainWithoutSuffix ?? t.hostname,
+    TLD: parsed.publicSuffix ?? '',
+    SD: parsed.subdomain ?? '',
+    ip: /^[\d.]+$/.test(t.hostname) || t.hostname.includes(':') ? t.hostname : '',
+  };
+}

@@ -1,0 +1,463 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { isScalar, parseDocument, visit } from 'yaml';
+import type { z } from 'zod';
+import type { Classification } from '../findings/types.js';
+import { listPlaceholders } from '../operators/dsl/dsl-interpolate.js';
+import { compileDsl } from '../operators/dsl/dsl-interpreter.js';
+import { collectDslCalls, type DslNode, parseDsl } from '../operators/dsl/dsl-parser.js';
+import { compileExtractor, type ExtractorDef } from '../operators/extractors/extractors.js';
+import { compileMatcher, type MatcherDef } from '../operators/matchers/matchers.js';
+import { OperatorCompileError } from '../operators/operator-types.js';
+import {
+  type ExtractorDoc,
+  type InfoDoc,
+  type MatcherDoc,
+  type TemplateDoc,
+  UNSUPPORTED_BLOCKS,
+  ZTemplate,
+} from './template-schema.js';
+import type {
+  AttackType,
+  CompiledDnsRequest,
+  CompiledHttpRequest,
+  CompiledNetworkRequest,
+  CompiledOperators,
+  CompiledRequest,
+  CompiledSslRequest,
+  CompiledTemplate,
+  LoadOutcome,
+  RawHttpSpec,
+  TemplateInfo,
+} from './template-types.js';
+
+export class TemplateCompileError extends Error {
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'TemplateCompileError';
+  }
+}
+
+export interface CompileOptions {
+  /** Root of the templates directory; payload files are resolved inside it. */
+  templatesDir?: string;
+  /** Maximum number of lines read from a payload file. */
+  maxPayloadLines?: number;
+}
+
+const FLOW_PROTOCOLS = new Set(['http', 'dns', 'tcp', 'network', 'ssl']);
+const MAX_PAYLOAD_LINES = 10000;
+
+/** Removes the signature line nuclei appends (`# digest: ...`), wherever it sits. */
+export function stripDigest(source: string): string {
+  return source.replace(/^#\s*digest:.*$/gm, '');
+}
+
+function zodField(error: z.ZodError): { field: string; reason: string } {
+  const issue = error.issues[0];
+  if (!issue) return { field: '', reason: 'invalid template' };
+  return { field: issue.path.map(String).join('.') || '(root)', reason: issue.message };
+}
+
+function toInfo(doc: InfoDoc): TemplateInfo {
+  const c = doc.classification;
+  let classification: Classification | undefined;
+  if (c) {
+    classification = {};
+    if (c['cvss-metrics']) classification.cvssMetrics = c['cvss-metrics'];
+    if (c['cvss-score'] !== undefined && c['cvss-score'] !== null) classification.cvssScore = c['cvss-score'];
+    if (c['cve-id']?.length)
+      classification.cveId = c['cve-id'].flatMap((s) => s.split(',')).map((s) => s.trim());
+    if (c['cwe-id']?.length)
+      classification.cweId = c['cwe-id'].flatMap((s) => s.split(',')).map((s) => s.trim());
+    if (c['epss-score'] !== undefined && c['epss-score'] !== null) classification.epssScore = c['epss-score'];
+    if (c['epss-percentile'] !== undefined && c['epss-percentile'] !== null)
+      classification.epssPercentile = c['epss-percentile'];
+    if (c.cpe) classification.cpe = c.cpe;
+  }
+  return {
+    name: doc.name,
+    authors: doc.author ?? [],
+    severity: doc.severity,
+    ...(doc.description ? { description: doc.description.trim() } : {}),
+    ...(doc.impact ? { impact: doc.impact.trim() } : {}),
+    ...(doc.remediation ? { remediation: doc.remediation.trim() } : {}),
+    references: (doc.reference ?? []).flatMap((r) => r.split(/\s+/)).filter((r) => r !== ''),
+    tags: doc.tags ?? [],
+    ...(classification ? { classification } : {}),
+    metadata: doc.metadata ?? {},
+  };
+}
+
+function compileOperators(
+  field: string,
+  matchers: MatcherDoc[] | undefined,
+  condition: 'and' | 'or' | undefined,
+  extractors: ExtractorDoc[] | undefined,
+): CompiledOperators {
+  try {
+    return {
+      matchers: (matchers ?? []).map((m, i) => compileMatcher(m as MatcherDef, `${field}.matchers[${i}]`)),
+      condition: condition ?? 'or',
+      extractors: (extractors ?? []).map((e, i) =>
+        compileExtractor(
+          {
+            ...e,
+            ...(e.type === 'regex' && e.group !== undefined ? { group: e.group } : {}),
+          } as ExtractorDef,
+          `${field}.extractors[${i}]`,
+        ),
+      ),
+    };
+  } catch (err) {
+    if (err instanceof OperatorCompileError) throw new TemplateCompileError(err.field, err.message);
+    throw err;
+  }
+}
+
+function loadPayloads(
+  field: string,
+  payloads: Record<string, string[] | string> | undefined,
+  options: CompileOptions,
+): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const [name, value] of Object.entries(payloads ?? {})) {
+    if (Array.isArray(value)) {
+      out[name] = value;
+      continue;
+    }
+    // A string is a file path (nuclei treats a multi-line string as inline lines).
+    if (value.includes('\n')) {
+      out[name] = value.split('\n').filter((l) => l !== '');
+      continue;
+    }
+    if (!options.templatesDir)
+      throw new TemplateCompileError(`${field}.payloads.${name}`, 'payload file needs a templates directory');
+    const root = path.resolve(options.templatesDir);
+    const file = path.resolve(root, value);
+    if (!file.startsWith(root + path.sep))
+      throw new TemplateCompileError(
+        `${field}.payloads.${name}`,
+        `payload file '${value}' is outside the templates directory`,
+      );
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch {
+      throw new TemplateCompileError(`${field}.payloads.${name}`, `payload file '${value}' not found`);
+    }
+    out[name] = text
+      .split(/\r?\n/)
+      .filter((l) => l !== '')
+      .slice(0, options.maxPayloadLines ?? MAX_PAYLOAD_LINES);
+  }
+  return out;
+}
+
+/**
+ * YAML reads `00000000` or `0x1f` as numbers; template data (hex inputs, ports lists) needs
+ * the text as written, so a number whose source has a leading zero or a radix stays a string.
+ */
+function parseYamlKeepingDigits(source: string): unknown {
+  const doc = parseDocument(source);
+  if (doc.errors.length > 0) throw doc.errors[0] as Error;
+  visit(doc, {
+    Scalar(_key, node) {
+      if (
+        isScalar(node) &&
+        typeof node.value === 'number' &&
+        typeof node.source === 'string' &&
+        /^[-+]?0[\dxXoObB_]/.test(node.source)
+      )
+        node.value = node.source;
+    },
+  });
+  return doc.toJS({ maxAliasCount: 100 });
+}
+
+/** Every `{{expr}}` must be a plain name or an expression our DSL accepts. */
+function checkPlaceholders(field: string, texts: string[]): void {
+  for (const text of texts) {
+    for (const expr of listPlaceholders(text)) {
+      if (/^[A-Za-z_][\w.-]*$/.test(expr)) continue;
+      try {
+        compileDsl(expr);
+      } catch (err) {
+        throw new TemplateCompileError(field, `invalid expression '{{${expr}}}': ${(err as Error).message}`);
+      }
+    }
+  }
+}
+
+function parseRaw(text: string): RawHttpSpec {
+  const annotations: Record<string, string> = {};
+  const lines = text.replace(/^\s*\n/, '').split('\n');
+  while (lines.length > 0 && /^\s*@/.test(lines[0] as string)) {
+    const line = (lines.shift() as string).trim();
+    const m = /^@([\w-]+)\s*:?\s*(.*)$/.exec(line);
+    if (m) annotations[(m[1] as string).toLowerCase()] = (m[2] as string).trim();
+  }
+  const rest = lines.join('\n');
+  const requestLine = rest.trimStart().split('\n')[0] ?? '';
+  if (!/^[A-Za-z]+\s+\S+/.test(requestLine.trim()))
+    throw new TemplateCompileError('raw', `invalid request line '${requestLine.trim().slice(0, 60)}'`);
+  return { kind: 'raw', text: rest.trimStart(), annotations };
+}
+
+function attackOf(attack: string | undefined, payloads: Record<string, string[]>): AttackType {
+  if (attack === 'batteringram' || attack === 'pitchfork' || attack === 'clusterbomb') return attack;
+  return Object.keys(payloads).length > 1 ? 'clusterbomb' : 'batteringram';
+}
+
+function parsePorts(field: string, port: string | undefined): number[] {
+  if (port === undefined || port.trim() === '') return [];
+  return port.split(',').map((p) => {
+    const n = Number(p.trim());
+    if (!Number.isInteger(n) || n < 1 || n > 65535)
+      throw new TemplateCompileError(field, `invalid port '${p}'`);
+    return n;
+  });
+}
+
+function decodeInput(field: string, data: string, type: string | undefined): Buffer | string {
+  if (type === 'hex') {
+    const hex = data.replace(/\s+/g, '');
+    if (!/^([0-9a-fA-F]{2})*$/.test(hex)) throw new TemplateCompileError(field, 'input data is not hex');
+    return Buffer.from(hex, 'hex');
+  }
+  return data;
+}
+
+function compileFlow(flow: string): DslNode {
+  let ast: DslNode;
+  try {
+    ast = parseDsl(flow.trim());
+  } catch (err) {
+    throw new TemplateCompileError(
+      'flow',
+      `only boolean flows like 'http(1) && http(2)' are supported: ${(err as Error).message}`,
+    );
+  }
+  for (const name of collectDslCalls(ast))
+    if (!FLOW_PROTOCOLS.has(name)) throw new TemplateCompileError('flow', `unsupported flow call '${name}'`);
+  return ast;
+}
+
+function findUnsupported(doc: Record<string, unknown>, source: string): string | undefined {
+  for (const [key, reason] of Object.entries(UNSUPPORTED_BLOCKS)) if (doc[key] !== undefined) return reason;
+  if (/\{\{\s*interactsh-url\s*\}\}|interactsh_(protocol|request|response)/.test(source))
+    return 'needs an out-of-band (interactsh) server';
+  const http = [...((doc.http as unknown[]) ?? []), ...((doc.requests as unknown[]) ?? [])] as Record<
+    string,
+    unknown
+  >[];
+  if (http.some((r) => r && r.unsafe === true)) return 'unsafe raw socket requests';
+  if (doc['self-contained'] === true) return 'self-contained (targets fixed external URLs)';
+  if (
+    doc.tcp === undefined &&
+    doc.network === undefined &&
+    doc.http === undefined &&
+    doc.requests === undefined &&
+    doc.dns === undefined &&
+    doc.ssl === undefined
+  )
+    return 'no supported protocol block';
+  return undefined;
+}
+
+/** Parses and compiles one template's text. Never throws: problems become outcomes. */
+export function compileTemplateSource(
+  source: string,
+  file: string,
+  options: CompileOptions = {},
+): LoadOutcome {
+  let raw: unknown;
+  try {
+    raw = parseYamlKeepingDigits(stripDigest(source));
+  } catch (err) {
+    return {
+      status: 'invalid',
+      file,
+      field: '(yaml)',
+      reason: (err as Error).message.split('\n')[0] ?? 'invalid YAML',
+    };
+  }
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
+    return { status: 'invalid', file, field: '(root)', reason: 'not a YAML mapping' };
+  const rec = raw as Record<string, unknown>;
+  const id = typeof rec.id === 'string' ? rec.id : undefined;
+  const skip = findUnsupported(rec, source);
+  if (skip) return { status: 'skipped', file, ...(id ? { id } : {}), reason: skip };
+  const parsed = ZTemplate.safeParse(raw);
+  if (!parsed.success) return { status: 'invalid', file, ...(id ? { id } : {}), ...zodField(parsed.error) };
+  try {
+    return { status: 'ok', template: compileTemplateDoc(parsed.data, file, options) };
+  } catch (err) {
+    if (err instanceof TemplateCompileError)
+      return { status: 'invalid', file, ...(id ? { id } : {}), field: err.field, reason: err.message };
+    return {
+      status: 'invalid',
+      file,
+      ...(id ? { id } : {}),
+      field: '(template)',
+      reason: (err as Error).message,
+    };
+  }
+}
+
+export function compileTemplateDoc(
+  doc: TemplateDoc,
+  file: string,
+  options: CompileOptions = {},
+): CompiledTemplate {
+  const requests: CompiledRequest[] = [];
+  let index = 0;
+  const variables = Object.entries(doc.variables ?? {});
+  checkPlaceholders(
+    'variables',
+    variables.map(([, v]) => v),
+  );
+
+  const http = [...(doc.http ?? []), ...(doc.requests ?? [])];
+  http.forEach((r, i) => {
+    const field = `http[${i}]`;
+    const payloads = loadPayloads(field, r.payloads, options);
+    const specs: CompiledHttpRequest['specs'] = [];
+    for (const [j, p] of (r.path ?? []).entries()) {
+      checkPlaceholders(`${field}.path[${j}]`, [p]);
+      specs.push({ kind: 'path', path: p });
+    }
+    for (const [j, text] of (r.raw ?? []).entries()) {
+      checkPlaceholders(`${field}.raw[${j}]`, [text]);
+      try {
+        specs.push(parseRaw(text));
+      } catch (err) {
+        if (err instanceof TemplateCompileError)
+          throw new TemplateCompileError(`${field}.raw[${j}]`, err.message);
+        throw err;
+      }
+    }
+    if (specs.length === 0) throw new TemplateCompileError(`${field}.path`, 'a request needs path or raw');
+    const method = (r.method ?? 'GET').toUpperCase();
+    if (!/^[A-Z]+$/.test(method))
+      throw new TemplateCompileError(`${field}.method`, `invalid method '${r.method}'`);
+    checkPlaceholders(`${field}.headers`, Object.values(r.headers ?? {}));
+    if (r.body !== undefined) checkPlaceholders(`${field}.body`, [r.body]);
+    index += 1;
+    requests.push({
+      protocol: 'http',
+      index,
+      method,
+      specs,
+      headers: r.headers ?? {},
+      ...(r.body !== undefined ? { body: r.body } : {}),
+      redirects: r.redirects === true || r['host-redirects'] === true,
+      hostRedirects: r['host-redirects'] === true && r.redirects !== true,
+      maxRedirects: r['max-redirects'] ?? 10,
+      stopAtFirstMatch: r['stop-at-first-match'] === true,
+      cookieReuse: r['cookie-reuse'] === true || r['disable-cookie'] !== true,
+      reqCondition: r['req-condition'] === true,
+      ...(r['max-size'] !== undefined ? { maxSize: r['max-size'] } : {}),
+      payloads,
+      attack: attackOf(r.attack, payloads),
+      operators: compileOperators(field, r.matchers, r['matchers-condition'], r.extractors),
+    });
+  });
+
+  (doc.dns ?? []).forEach((r, i) => {
+    const field = `dns[${i}]`;
+    checkPlaceholders(`${field}.name`, [r.name]);
+    const payloads = loadPayloads(field, r.payloads, options);
+    index += 1;
+    requests.push({
+      protocol: 'dns',
+      index,
+      name: r.name,
+      type: r.type,
+      recursion: r.recursion !== false,
+      retries: r.retries ?? 1,
+      payloads,
+      attack: attackOf(undefined, payloads),
+      operators: compileOperators(field, r.matchers, r['matchers-condition'], r.extractors),
+    });
+  });
+
+  [...(doc.tcp ?? []), ...(doc.network ?? [])].forEach((r, i) => {
+    const field = `tcp[${i}]`;
+    const hosts = [...(r.host ?? []), ...(r.address ?? [])];
+    if (hosts.length === 0) throw new TemplateCompileError(`${field}.host`, 'no host');
+    checkPlaceholders(`${field}.host`, hosts);
+    const inputs = (r.inputs ?? []).map((inp, j) => {
+      const data = inp.data ?? '';
+      checkPlaceholders(`${field}.inputs[${j}].data`, [data]);
+      return {
+        data: decodeInput(`${field}.inputs[${j}].data`, data, inp.type),
+        ...(inp.read !== undefined ? { read: inp.read } : {}),
+        ...(inp.name !== undefined ? { name: inp.name } : {}),
+      };
+    });
+    const payloads = loadPayloads(field, r.payloads, options);
+    index += 1;
+    requests.push({
+      protocol: 'network',
+      index,
+      hosts,
+      ports: parsePorts(`${field}.port`, r.port),
+      inputs,
+      readSize: r['read-size'] ?? 1024,
+      payloads,
+      attack: attackOf(undefined, payloads),
+      operators: compileOperators(field, r.matchers, r['matchers-condition'], r.extractors),
+    } satisfies CompiledNetworkRequest);
+  });
+
+  (doc.ssl ?? []).forEach((r, i) => {
+    const field = `ssl[${i}]`;
+    checkPlaceholders(`${field}.address`, [r.address]);
+    for (const [key, v] of [
+      ['min_version', r.min_version],
+      ['max_version', r.max_version],
+    ] as const) {
+      if (v !== undefined && !TLS_VERSIONS[v.toLowerCase()])
+        throw new TemplateCompileError(`${field}.${key}`, `unknown TLS version '${v}'`);
+    }
+    index += 1;
+    requests.push({
+      protocol: 'ssl',
+      index,
+      address: r.address,
+      ...(r.min_version ? { minVersion: r.min_version.toLowerCase() } : {}),
+      ...(r.max_version ? { maxVersion: r.max_version.toLowerCase() } : {}),
+      payloads: {},
+      attack: 'batteringram',
+      operators: compileOperators(field, r.matchers, r['matchers-condition'], r.extractors),
+    } satisfies CompiledSslRequest);
+  });
+
+  if (requests.length === 0) throw new TemplateCompileError('(root)', 'no requests');
+  const template: CompiledTemplate = {
+    id: doc.id,
+    file,
+    info: toInfo(doc.info),
+    variables,
+    requests,
+    protocols: new Set(requests.map((r) => r.protocol)),
+  };
+  if (doc.flow !== undefined) template.flow = compileFlow(doc.flow);
+  return template;
+}
+
+/** nuclei's TLS version names → Node's. SSLv3 is not offered by Node and fails cleanly. */
+export const TLS_VERSIONS: Record<string, string> = {
+  sslv3: 'SSLv3',
+  ssl30: 'SSLv3',
+  tls10: 'TLSv1',
+  tls11: 'TLSv1.1',
+  tls12: 'TLSv1.2',
+  tls13: 'TLSv1.3',
+};
+
+export type { CompiledDnsRequest, CompiledHttpRequest };

@@ -1,0 +1,257 @@
+import { findingFingerprint, hostNames, maskSecrets } from '../findings/evidence.js';
+import { SEVERITY_ORDERING, type TemplateFinding } from '../findings/types.js';
+import type { DslValue } from '../operators/dsl/dsl-functions.js';
+import { interpolate } from '../operators/dsl/dsl-interpolate.js';
+import type { DslNode } from '../operators/dsl/dsl-parser.js';
+import { runMatchers } from '../operators/matchers/matchers.js';
+import type { OperatorEvent } from '../operators/operator-types.js';
+import { payloadCombinations } from './payloads.js';
+import { HostSkippedError } from './politeness.js';
+import type { ProtocolResponse, RunContext, Variables } from './run-types.js';
+import { type ParsedTarget, parseTarget, targetVariables } from './target-variables.js';
+import type { CompiledRequest, CompiledTemplate } from './template-types.js';
+
+/** Turns one compiled request into responses; a protocol module provides one per protocol. */
+export type ProtocolExecutor = (
+  req: CompiledRequest,
+  vars: Variables,
+  ctx: RunContext,
+  state: TemplateRunState,
+) => AsyncIterable<ProtocolResponse>;
+
+export type ExecutorRegistry = Partial<Record<CompiledRequest['protocol'], ProtocolExecutor>>;
+
+export interface TemplateRunState {
+  target: ParsedTarget;
+  /** Template, target and dynamic (extracted) variables. */
+  vars: Variables;
+  /** Parts of earlier responses, suffixed with their request number (`body_1`). */
+  history: Variables;
+  counter: number;
+  cookies: Map<string, string>;
+  errors: string[];
+}
+
+export interface TemplateRunResult {
+  findings: TemplateFinding[];
+  errors: string[];
+  requests: number;
+}
+
+const MAX_HISTORY_VALUE = 256 * 1024;
+
+function blockOperatorsEvent(
+  resp: ProtocolResponse,
+  state: TemplateRunState,
+  combo: Record<string, string>,
+): OperatorEvent {
+  const values: Record<string, DslValue> = {
+    ...state.vars,
+    ...state.history,
+    ...combo,
+    ...resp.event.values,
+  };
+  return {
+    values,
+    ...(resp.event.bytes ? { bytes: resp.event.bytes } : {}),
+    defaultPart: resp.event.defaultPart,
+  };
+}
+
+function buildFinding(
+  template: CompiledTemplate,
+  state: TemplateRunState,
+  resp: ProtocolResponse,
+  matcherName: string | undefined,
+  extracted: string[],
+): TemplateFinding {
+  let hostname = state.target.hostname;
+  try {
+    hostname = new URL(resp.matchedAt).hostname.replace(/^\[|\]$/g, '');
+  } catch {
+    // not a URL (dns, network): the target's host name
+  }
+  const names = hostNames(hostname);
+  const info = template.info;
+  const finding: TemplateFinding = {
+    subclass: 'exploit_scanner',
+    fingerprint: findingFingerprint(template.id, matcherName, resp.endpoint, resp.path),
+    templateId: template.id,
+    name: info.name,
+    severity: info.severity,
+    severityOrdering: SEVERITY_ORDERING[info.severity],
+    host: names.host,
+    mainDomain: names.mainDomain,
+    subdomain: names.subdomain,
+    matchedAt: resp.matchedAt,
+    extracted: extracted.map(maskSecrets),
+    references: info.references,
+    tags: info.tags,
+  };
+  if (matcherName) finding.matcherName = matcherName;
+  if (info.description) finding.description = info.description;
+  if (info.impact) finding.impact = info.impact;
+  if (info.remediation) finding.remediation = info.remediation;
+  if (info.classification) finding.classification = info.classification;
+  if (resp.request !== undefined || resp.response !== undefined)
+    finding.evidence = { request: resp.request ?? '', response: resp.response ?? '', curl: resp.curl ?? '' };
+  return finding;
+}
+
+interface BlockOutcome {
+  matched: boolean;
+  findings: TemplateFinding[];
+}
+
+async function runBlock(
+  template: CompiledTemplate,
+  req: CompiledRequest,
+  state: TemplateRunState,
+  ctx: RunContext,
+  executors: ExecutorRegistry,
+  counter: { requests: number },
+): Promise<BlockOutcome> {
+  const exec = executors[req.protocol];
+  if (!exec) {
+    state.errors.push(`${req.protocol} protocol not available`);
+    return { matched: false, findings: [] };
+  }
+  const { matchers, condition, extractors } = req.operators;
+  const findings: TemplateFinding[] = [];
+  let matchedAny = false;
+  let last: { resp: ProtocolResponse; combo: Record<string, string> } | undefined;
+  const extractedAll: string[] = [];
+
+  const evaluate = (resp: ProtocolResponse, combo: Record<string, string>): boolean => {
+    const event = blockOperatorsEvent(resp, state, combo);
+    const extracted: string[] = [];
+    for (const ex of extractors) {
+      const values = ex.extract(event);
+      if (ex.name && values.length > 0) {
+        state.vars[ex.name] = values[0] as string;
+        event.values[ex.name] = values[0] as string;
+      }
+      if (!ex.internal) extracted.push(...values);
+    }
+    extractedAll.push(...extracted);
+    if (matchers.length === 0) {
+      if (extracted.length === 0) return false;
+      findings.push(buildFinding(template, state, resp, undefined, [...new Set(extracted)]));
+      return true;
+    }
+    const outcome = runMatchers(matchers, condition, event);
+    if (!outcome.matched) return false;
+    const reportable = matchers.some((m) => !m.internal);
+    if (reportable) {
+      const unique = [...new Set(extracted)];
+      if (condition === 'or' && outcome.names.length > 0)
+        for (const name of outcome.names) findings.push(buildFinding(template, state, resp, name, unique));
+      else findings.push(buildFinding(template, state, resp, undefined, unique));
+    }
+    return true;
+  };
+
+  outer: for (const combo of payloadCombinations(req.payloads, req.attack)) {
+    const vars: Variables = { ...state.vars, ...combo };
+    try {
+      for await (const resp of exec(req, vars, ctx, state)) {
+        counter.requests++;
+        state.counter++;
+        for (const [k, v] of Object.entries(resp.event.values)) {
+          if (typeof v === 'string' && v.length > MAX_HISTORY_VALUE)
+            state.history[`${k}_${state.counter}`] = v.slice(0, MAX_HISTORY_VALUE);
+          else state.history[`${k}_${state.counter}`] = v;
+        }
+        last = { resp, combo };
+        if (req.protocol === 'http' && req.reqCondition) continue;
+        if (evaluate(resp, combo)) {
+          matchedAny = true;
+          if (req.protocol === 'http' && req.stopAtFirstMatch) break outer;
+        }
+      }
+    } catch (err) {
+      if (err instanceof HostSkippedError || ctx.signal.aborted) throw err;
+      state.errors.push(`${template.id}: ${(err as Error).message}`);
+    }
+  }
+  if (req.protocol === 'http' && req.reqCondition && last) matchedAny = evaluate(last.resp, last.combo);
+  return { matched: matchedAny, findings };
+}
+
+function evalFlow(node: DslNode, run: (protocol: string, n: number) => Promise<boolean>): Promise<boolean> {
+  switch (node.type) {
+    case 'call': {
+      const arg = node.args[0];
+      const n = arg && arg.type === 'literal' ? Number(arg.value) : 1;
+      return run(node.name, n);
+    }
+    case 'unary':
+      return evalFlow(node.arg, run).then((v) => !v);
+    case 'binary':
+      if (node.op === '&&')
+        return evalFlow(node.left, run).then((l) => (l ? evalFlow(node.right, run) : false));
+      if (node.op === '||')
+        return evalFlow(node.left, run).then((l) => (l ? true : evalFlow(node.right, run)));
+      return Promise.resolve(false);
+    case 'literal':
+      return Promise.resolve(Boolean(node.value));
+    default:
+      return Promise.resolve(false);
+  }
+}
+
+const PROTOCOL_ALIASES: Record<string, CompiledRequest['protocol']> = {
+  http: 'http',
+  dns: 'dns',
+  tcp: 'network',
+  network: 'network',
+  ssl: 'ssl',
+};
+
+/** Runs one template against one input (URL, host:port or name). Never throws for target errors. */
+export async function runTemplate(
+  template: CompiledTemplate,
+  input: string,
+  ctx: RunContext,
+  executors: ExecutorRegistry,
+): Promise<TemplateRunResult> {
+  const target = parseTarget(input);
+  const state: TemplateRunState = {
+    target,
+    vars: targetVariables(target),
+    history: {},
+    counter: 0,
+    cookies: new Map(),
+    errors: [],
+  };
+  for (const [name, value] of template.variables) {
+    const r = interpolate(value, state.vars);
+    state.vars[name] = r.text;
+  }
+  const counter = { requests: 0 };
+  const findings: TemplateFinding[] = [];
+  try {
+    if (template.flow) {
+      const byProtocol = new Map<string, CompiledRequest[]>();
+      for (const r of template.requests)
+        byProtocol.set(r.protocol, [...(byProtocol.get(r.protocol) ?? []), r]);
+      await evalFlow(template.flow, async (protocol, n) => {
+        const req = byProtocol.get(PROTOCOL_ALIASES[protocol] ?? protocol)?.[n - 1];
+        if (!req) return false;
+        const out = await runBlock(template, req, state, ctx, executors, counter);
+        findings.push(...out.findings);
+        return out.matched;
+      });
+    } else {
+      for (const req of template.requests) {
+        const out = await runBlock(template, req, state, ctx, executors, counter);
+        findings.push(...out.findings);
+      }
+    }
+  } catch (err) {
+    state.errors.push(`${template.id}: ${(err as Error).message}`);
+  }
+  // One finding per fingerprint.
+  const unique = new Map(findings.map((f) => [f.fingerprint, f]));
+  return { findings: [...unique.values()], errors: state.errors, requests: counter.requests };
+}

@@ -1,0 +1,125 @@
+import type { TemplateFinding } from '../findings/types.js';
+import { HttpClient } from '../protocols/http/http-client.js';
+import { mapConcurrent } from './concurrency.js';
+import { HostGate, RateLimiter, type UnresponsiveHost } from './politeness.js';
+import type { DnsServer, RunContext } from './run-types.js';
+import { type ExecutorRegistry, runTemplate } from './template-runner.js';
+import type { CompiledTemplate } from './template-types.js';
+
+export interface TemplateScanOptions {
+  signal?: AbortSignal;
+  /** Requests per second across the whole run (default 150). */
+  rateLimit?: number;
+  /** Concurrent requests per host (default 4). */
+  perHostConcurrency?: number;
+  /** Template × target tasks in flight (default 25). */
+  concurrency?: number;
+  timeoutMs?: number;
+  maxResponseBytes?: number;
+  /** Failed requests after which a host is skipped (default 10). */
+  hostErrorBudget?: number;
+  dnsServers?: DnsServer[];
+  isUrlAllowed?: RunContext['isUrlAllowed'];
+  resolve?: (hostname: string) => string | undefined;
+  httpClient?: HttpClient;
+  executors?: ExecutorRegistry;
+  log?: RunContext['log'];
+}
+
+export interface TemplateScanSummary {
+  templates: number;
+  targets: number;
+  tasks: number;
+  requests: number;
+  findings: number;
+  errors: number;
+  unresponsiveHosts: UnresponsiveHost[];
+}
+
+export interface TemplateJob {
+  template: CompiledTemplate;
+  input: string;
+}
+
+/**
+ * Runs templates against inputs with the politeness limits; findings stream out as they are
+ * found. Read `summary` once the iteration has finished.
+ */
+export class TemplateScanner {
+  readonly summary: TemplateScanSummary = {
+    templates: 0,
+    targets: 0,
+    tasks: 0,
+    requests: 0,
+    findings: 0,
+    errors: 0,
+    unresponsiveHosts: [],
+  };
+  private readonly ctx: RunContext;
+  private readonly ownsClient: boolean;
+
+  constructor(
+    private readonly executors: ExecutorRegistry,
+    private readonly options: TemplateScanOptions = {},
+  ) {
+    const timeoutMs = options.timeoutMs ?? 10000;
+    const maxResponseBytes = options.maxResponseBytes ?? 1024 * 1024;
+    this.ownsClient = !options.httpClient;
+    const http =
+      options.httpClient ??
+      new HttpClient({
+        timeoutMs,
+        maxResponseBytes,
+        connectionsPerOrigin: options.perHostConcurrency ?? 4,
+        ...(options.resolve ? { resolve: options.resolve } : {}),
+      });
+    this.ctx = {
+      signal: options.signal ?? new AbortController().signal,
+      http,
+      rate: new RateLimiter(options.rateLimit ?? 150),
+      hosts: new HostGate(options.perHostConcurrency ?? 4, options.hostErrorBudget ?? 10),
+      timeoutMs,
+      maxResponseBytes,
+      dnsServers: options.dnsServers ?? [],
+      ...(options.isUrlAllowed ? { isUrlAllowed: options.isUrlAllowed } : {}),
+      ...(options.resolve ? { resolve: options.resolve } : {}),
+      log: options.log ?? (() => {}),
+    };
+  }
+
+  /** Runs every template against every input (templates outer, so load spreads across hosts). */
+  scan(templates: CompiledTemplate[], inputs: string[]): AsyncGenerator<TemplateFinding> {
+    this.summary.templates += templates.length;
+    this.summary.targets += inputs.length;
+    function* jobs(): Generator<TemplateJob> {
+      for (const template of templates) for (const input of inputs) yield { template, input };
+    }
+    return this.run(jobs());
+  }
+
+  /** Runs explicit template/input pairs (a lazy source keeps memory bounded). */
+  async *run(jobs: Iterable<TemplateJob>): AsyncGenerator<TemplateFinding> {
+    try {
+      yield* mapConcurrent(
+        jobs,
+        this.options.concurrency ?? 25,
+        async (job) => {
+          this.summary.tasks++;
+          const r = await runTemplate(job.template, job.input, this.ctx, this.executors);
+          this.summary.requests += r.requests;
+          this.summary.errors += r.errors.length;
+          this.summary.findings += r.findings.length;
+          for (const e of r.errors) this.ctx.log('warn', e);
+          return r.findings;
+        },
+        this.ctx.signal,
+      );
+    } finally {
+      this.summary.unresponsiveHosts = this.ctx.hosts.unresponsive();
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.ownsClient) await this.ctx.http.close();
+  }
+}

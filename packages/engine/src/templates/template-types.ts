@@ -1,0 +1,104 @@
+import type { Classification, Severity } from '../findings/types.js';
+import type { DslNode } from '../operators/dsl/dsl-parser.js';
+import type { CompiledExtractor } from '../operators/extractors/extractors.js';
+import type { CompiledMatcher } from '../operators/matchers/matchers.js';
+
+export interface TemplateInfo {
+  name: string;
+  authors: string[];
+  severity: Severity;
+  description?: string;
+  impact?: string;
+  remediation?: string;
+  references: string[];
+  tags: string[];
+  classification?: Classification;
+  metadata: Record<string, unknown>;
+}
+
+export interface CompiledOperators {
+  matchers: CompiledMatcher[];
+  condition: 'and' | 'or';
+  extractors: CompiledExtractor[];
+}
+
+export type AttackType = 'batteringram' | 'pitchfork' | 'clusterbomb';
+
+interface RequestCommon {
+  /** 1-based position among the template's requests of all protocols (for indexed parts). */
+  index: number;
+  operators: CompiledOperators;
+  payloads: Record<string, string[]>;
+  attack: AttackType;
+}
+
+export interface RawHttpSpec {
+  kind: 'raw';
+  text: string;
+  annotations: Record<string, string>;
+}
+export interface PathHttpSpec {
+  kind: 'path';
+  path: string;
+}
+
+export interface CompiledHttpRequest extends RequestCommon {
+  protocol: 'http';
+  method: string;
+  specs: (RawHttpSpec | PathHttpSpec)[];
+  headers: Record<string, string>;
+  body?: string;
+  redirects: boolean;
+  hostRedirects: boolean;
+  maxRedirects: number;
+  stopAtFirstMatch: boolean;
+  cookieReuse: boolean;
+  reqCondition: boolean;
+  maxSize?: number;
+}
+
+export interface CompiledDnsRequest extends RequestCommon {
+  protocol: 'dns';
+  name: string;
+  type: string;
+  recursion: boolean;
+  retries: number;
+}
+
+export interface CompiledNetworkRequest extends RequestCommon {
+  protocol: 'network';
+  hosts: string[];
+  ports: number[];
+  inputs: { data: Buffer | string; read?: number; name?: string }[];
+  readSize: number;
+}
+
+export interface CompiledSslRequest extends RequestCommon {
+  protocol: 'ssl';
+  address: string;
+  minVersion?: string;
+  maxVersion?: string;
+}
+
+export type CompiledRequest =
+  | CompiledHttpRequest
+  | CompiledDnsRequest
+  | CompiledNetworkRequest
+  | CompiledSslRequest;
+
+export interface CompiledTemplate {
+  id: string;
+  file: string;
+  info: TemplateInfo;
+  /** Template variables in declaration order (values may hold placeholders). */
+  variables: [string, string][];
+  /** `http(1) && http(2)`-style flow, or undefined to run every request. */
+  flow?: DslNode;
+  requests: CompiledRequest[];
+  protocols: Set<CompiledRequest['protocol']>;
+}
+
+export type LoadOutcome =
+  | { status: 'ok'; template: CompiledTemplate }
+  | { status: 'invalid'; file: string; id?: string; field: string; reason: string }
+  | { status: 'skipped'; file: string; id?: string; reason: string };
