@@ -66,11 +66,8 @@ function buildFinding(
   extracted: string[],
 ): TemplateFinding {
   let hostname = state.target.hostname;
-  try {
+  if (/^https?:\/\//i.test(resp.matchedAt))
     hostname = new URL(resp.matchedAt).hostname.replace(/^\[|\]$/g, '');
-  } catch {
-    // not a URL (dns, network): the target's host name
-  }
   const names = hostNames(hostname);
   const info = template.info;
   const finding: TemplateFinding = {

@@ -1,0 +1,77 @@
+import type { RecordType } from 'dns-packet';
+import type { DslValue } from '../../operators/dsl/dsl-functions.js';
+import { interpolate } from '../../operators/dsl/dsl-interpolate.js';
+import type { ProtocolExecutor } from '../../templates/template-runner.js';
+import { formatRecord, queryDns, RCODES } from './dns-client.js';
+
+/** dns: one query per request; parts answer, ns, extra, raw, rcode, question. */
+export const dnsExecutor: ProtocolExecutor = async function* (req, vars, ctx, state) {
+  if (req.protocol !== 'dns') return;
+  const r = interpolate(req.name, vars);
+  if (r.unresolved.length > 0) {
+    state.errors.push(`dns: unresolved ${r.unresolved.join(', ')}`);
+    return;
+  }
+  const name = r.text.replace(/\.$/, '');
+  const endpoint = ctx.dnsServers[0] ? `${ctx.dnsServers[0].host}:${ctx.dnsServers[0].port}` : 'dns';
+  if (ctx.hosts.isBlocked(endpoint)) return;
+  await ctx.rate.acquire(ctx.signal);
+  let result: Awaited<ReturnType<typeof queryDns>>;
+  try {
+    result = await queryDns(ctx.dnsServers, name, req.type as RecordType, {
+      timeoutMs: Math.min(ctx.timeoutMs, 5000),
+      retries: req.retries,
+      recursion: req.recursion,
+      signal: ctx.signal,
+    });
+  } catch (err) {
+    if (!ctx.signal.aborted) ctx.hosts.recordError(endpoint, (err as Error).message);
+    state.errors.push(`dns ${name} ${req.type}: ${(err as Error).message}`);
+    return;
+  }
+  const p = result.packet;
+  const answer = (p.answers ?? []).map(formatRecord).join('\n');
+  const ns = (p.authorities ?? []).map(formatRecord).join('\n');
+  const extra = (p.additionals ?? [])
+    .filter((a) => a.type !== 'OPT')
+    .map(formatRecord)
+    .join('\n');
+  const rcodeName = (p as { rcode?: string }).rcode ?? 'NOERROR';
+  const question = `;${name}.\tIN\t ${req.type}`;
+  const raw = [
+    `;; ->>HEADER<<- opcode: QUERY, status: ${rcodeName}, id: ${p.id ?? 0}`,
+    ';; QUESTION SECTION:',
+    question,
+    '',
+    ';; ANSWER SECTION:',
+    answer,
+    '',
+    ';; AUTHORITY SECTION:',
+    ns,
+    '',
+    ';; ADDITIONAL SECTION:',
+    extra,
+  ].join('\n');
+  const values: Record<string, DslValue> = {
+    host: name,
+    matched: name,
+    answer,
+    ns,
+    extra,
+    raw,
+    rcode: RCODES[rcodeName] ?? rcodeName,
+    rcode_name: rcodeName,
+    question,
+    request: `${name} ${req.type}`,
+    type: req.type,
+  };
+  yield {
+    event: { values, defaultPart: 'raw' },
+    matchedAt: name,
+    endpoint: name,
+    path: req.type,
+    request: `${req.type} ${name} @${result.server.host}:${result.server.port}`,
+    response: raw.slice(0, 4096),
+    curl: `dig @${result.server.host} -p ${result.server.port} ${name} ${req.type}`,
+  };
+};

@@ -1,0 +1,187 @@
+import net from 'node:net';
+import tls from 'node:tls';
+import type { DslValue } from '../../operators/dsl/dsl-functions.js';
+import { interpolate } from '../../operators/dsl/dsl-interpolate.js';
+import { HostSkippedError } from '../../templates/politeness.js';
+import type { RunContext } from '../../templates/run-types.js';
+import type { ProtocolExecutor } from '../../templates/template-runner.js';
+import type { CompiledNetworkRequest } from '../../templates/template-types.js';
+
+const READ_IDLE_MS = 1500;
+
+interface Exchange {
+  data: Buffer;
+  perInput: Buffer[];
+}
+
+/** Connects, sends each input in turn and reads what comes back (bounded by read size and time). */
+export function exchange(
+  address: { host: string; port: number; tls: boolean; servername?: string },
+  inputs: { data: Buffer; read?: number }[],
+  readSize: number,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<Exchange> {
+  return new Promise((resolve, reject) => {
+    const socket = address.tls
+      ? tls.connect({
+          host: address.host,
+          port: address.port,
+          rejectUnauthorized: false,
+          ...(address.servername ? { servername: address.servername } : {}),
+        })
+      : net.connect({ host: address.host, port: address.port });
+    const chunks: Buffer[] = [];
+    const perInput: Buffer[] = [];
+    let total = 0;
+    let current: Buffer[] = [];
+    let step = -1;
+    let idle: NodeJS.Timeout | undefined;
+    let settled = false;
+    const hardTimer = setTimeout(() => done(new Error(`timeout after ${timeoutMs} ms`)), timeoutMs);
+    const onAbort = () => done(new Error('aborted'));
+    signal?.addEventListener('abort', onAbort, { once: true });
+    function done(err: Error | null): void {
+      if (settled) return;
+      settled = true;
+      clearTimeout(hardTimer);
+      if (idle) clearTimeout(idle);
+      signal?.removeEventListener('abort', onAbort);
+      if (step >= 0) perInput.push(Buffer.concat(current));
+      socket.destroy();
+      if (err && !connected) reject(err);
+      else resolve({ data: Buffer.concat(chunks), perInput });
+    }
+    let connected = false;
+    function nextStep(): void {
+      if (step >= 0) perInput.push(Buffer.concat(current));
+      current = [];
+      step++;
+      if (step >= Math.max(inputs.length, 1)) {
+        done(null);
+        return;
+      }
+      const input = inputs[step];
+      if (input && input.data.length > 0) socket.write(input.data);
+      armIdle();
+    }
+    function armIdle(): void {
+      if (idle) clearTimeout(idle);
+      idle = setTimeout(nextStep, READ_IDLE_MS);
+    }
+    socket.on(address.tls ? 'secureConnect' : 'connect', () => {
+      connected = true;
+      nextStep();
+    });
+    socket.on('data', (chunk: Buffer) => {
+      const room = readSize - total;
+      const part = chunk.subarray(0, Math.max(0, room));
+      chunks.push(part);
+      current.push(part);
+      total += part.length;
+      if (total >= readSize) {
+        done(null);
+        return;
+      }
+      const want = inputs[step]?.read;
+      if (want !== undefined && Buffer.concat(current).length >= want) nextStep();
+      else armIdle();
+    });
+    socket.on('error', (err) => done(err));
+    socket.on('close', () => done(null));
+  });
+}
+
+function addresses(
+  req: CompiledNetworkRequest,
+  vars: Record<string, DslValue>,
+  targetPort: number | undefined,
+): { host: string; port: number; tls: boolean }[] {
+  const out: { host: string; port: number; tls: boolean }[] = [];
+  for (const h of req.hosts) {
+    const r = interpolate(h, vars);
+    if (r.unresolved.length > 0) continue;
+    let text = r.text.trim();
+    const isTls = text.startsWith('tls://');
+    text = text.replace(/^tls:\/\//, '');
+    const m = /^\[?([^\]]+?)\]?(?::(\d+))?$/.exec(text);
+    if (!m) continue;
+    const host = m[1] as string;
+    const explicit = m[2] ? Number(m[2]) : undefined;
+    // The input's port wins when the scan found it open; the template's ports are a filter.
+    if (targetPort !== undefined) {
+      if (req.ports.length === 0 || req.ports.includes(targetPort) || explicit === targetPort)
+        out.push({ host, port: targetPort, tls: isTls });
+    } else if (explicit !== undefined && req.ports.length === 0)
+      out.push({ host, port: explicit, tls: isTls });
+    else for (const port of req.ports) out.push({ host, port, tls: isTls });
+  }
+  const seen = new Set<string>();
+  return out.filter((a) => {
+    const k = `${a.tls}|${a.host}|${a.port}`;
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}
+
+function connectHost(host: string, ctx: RunContext): string {
+  return ctx.resolve?.(host) ?? host;
+}
+
+/** network/tcp: one exchange per host × port; parts data, raw, request, host, and named inputs. */
+export const networkExecutor: ProtocolExecutor = async function* (req, vars, ctx, state) {
+  if (req.protocol !== 'network') return;
+  const hostVars = { ...vars, Hostname: state.target.hostname, Host: state.target.hostname };
+  for (const addr of addresses(req, hostVars, state.target.port)) {
+    const endpoint = `${addr.host}:${addr.port}`;
+    if (ctx.hosts.isBlocked(endpoint)) throw new HostSkippedError(endpoint);
+    const inputs = req.inputs.map((i) => ({
+      data: typeof i.data === 'string' ? Buffer.from(interpolate(i.data, vars).text, 'latin1') : i.data,
+      ...(i.read !== undefined ? { read: i.read } : {}),
+    }));
+    await ctx.rate.acquire(ctx.signal);
+    const release = await ctx.hosts.acquire(endpoint);
+    let ex: Exchange;
+    try {
+      ex = await exchange(
+        { host: connectHost(addr.host, ctx), port: addr.port, tls: addr.tls, servername: addr.host },
+        inputs,
+        req.readSize,
+        ctx.timeoutMs,
+        ctx.signal,
+      );
+    } catch (err) {
+      if (!ctx.signal.aborted) ctx.hosts.recordError(endpoint, (err as Error).message);
+      state.errors.push(`tcp ${endpoint}: ${(err as Error).message}`);
+      continue;
+    } finally {
+      release();
+    }
+    const data = ex.data.toString('latin1');
+    const request = inputs.map((i) => i.data.toString('latin1')).join('');
+    const values: Record<string, DslValue> = {
+      data,
+      raw: data,
+      body: data,
+      request,
+      host: addr.host,
+      matched: endpoint,
+      ip: connectHost(addr.host, ctx),
+      port: addr.port,
+    };
+    req.inputs.forEach((inp, i) => {
+      if (inp.name) values[inp.name] = (ex.perInput[i] ?? Buffer.alloc(0)).toString('latin1');
+    });
+    const printable = data.replace(/[^\x09\x0a\x0d\x20-\x7e]/g, '.');
+    yield {
+      event: { values, bytes: { data: ex.data, raw: ex.data, body: ex.data }, defaultPart: 'data' },
+      matchedAt: endpoint,
+      endpoint,
+      path: '',
+      request: request.replace(/[^\x09\x0a\x0d\x20-\x7e]/g, '.'),
+      response: printable.slice(0, 4096),
+      curl: `printf %s ${JSON.stringify(request)} | nc ${addr.tls ? '--ssl ' : ''}${addr.host} ${addr.port}`,
+    };
+  }
+};
