@@ -117,39 +117,44 @@ async function runBlock(
   const findings: TemplateFinding[] = [];
   let matchedAny = false;
   let last: { resp: ProtocolResponse; combo: Record<string, string> } | undefined;
-  const extractedAll: string[] = [];
 
-  const evaluate = (resp: ProtocolResponse, combo: Record<string, string>): boolean => {
+  let vars: Variables = {};
+  let lastExtracted: string[] = [];
+  // Extractors run on every response so that later requests can use their values.
+  const extract = (resp: ProtocolResponse, combo: Record<string, string>): OperatorEvent => {
     const event = blockOperatorsEvent(resp, state, combo);
     const extracted: string[] = [];
     for (const ex of extractors) {
       const values = ex.extract(event);
       if (ex.name && values.length > 0) {
         state.vars[ex.name] = values[0] as string;
+        vars[ex.name] = values[0] as string;
         event.values[ex.name] = values[0] as string;
       }
       if (!ex.internal) extracted.push(...values);
     }
-    extractedAll.push(...extracted);
+    lastExtracted = [...new Set(extracted)];
+    return event;
+  };
+  const evaluate = (resp: ProtocolResponse, event: OperatorEvent, extracted: string[]): boolean => {
     if (matchers.length === 0) {
       if (extracted.length === 0) return false;
-      findings.push(buildFinding(template, state, resp, undefined, [...new Set(extracted)]));
+      findings.push(buildFinding(template, state, resp, undefined, extracted));
       return true;
     }
     const outcome = runMatchers(matchers, condition, event);
     if (!outcome.matched) return false;
-    const reportable = matchers.some((m) => !m.internal);
-    if (reportable) {
-      const unique = [...new Set(extracted)];
+    if (matchers.some((m) => !m.internal)) {
       if (condition === 'or' && outcome.names.length > 0)
-        for (const name of outcome.names) findings.push(buildFinding(template, state, resp, name, unique));
-      else findings.push(buildFinding(template, state, resp, undefined, unique));
+        for (const name of outcome.names) findings.push(buildFinding(template, state, resp, name, extracted));
+      else findings.push(buildFinding(template, state, resp, undefined, extracted));
     }
     return true;
   };
 
+  const allExtracted: string[] = [];
   outer: for (const combo of payloadCombinations(req.payloads, req.attack)) {
-    const vars: Variables = { ...state.vars, ...combo };
+    vars = { ...state.vars, ...combo };
     try {
       for await (const resp of exec(req, vars, ctx, state)) {
         counter.requests++;
@@ -159,9 +164,11 @@ async function runBlock(
             state.history[`${k}_${state.counter}`] = v.slice(0, MAX_HISTORY_VALUE);
           else state.history[`${k}_${state.counter}`] = v;
         }
+        const event = extract(resp, combo);
+        allExtracted.push(...lastExtracted);
         last = { resp, combo };
         if (req.protocol === 'http' && req.reqCondition) continue;
-        if (evaluate(resp, combo)) {
+        if (evaluate(resp, event, lastExtracted)) {
           matchedAny = true;
           if (req.protocol === 'http' && req.stopAtFirstMatch) break outer;
         }
@@ -171,7 +178,10 @@ async function runBlock(
       state.errors.push(`${template.id}: ${(err as Error).message}`);
     }
   }
-  if (req.protocol === 'http' && req.reqCondition && last) matchedAny = evaluate(last.resp, last.combo);
+  if (req.protocol === 'http' && req.reqCondition && last) {
+    const event = blockOperatorsEvent(last.resp, state, last.combo);
+    matchedAny = evaluate(last.resp, event, [...new Set(allExtracted)]);
+  }
   return { matched: matchedAny, findings };
 }
 

@@ -188,7 +188,7 @@ describe('DSL operators', () => {
 
   const extraCases: [string, DslValue][] = [
     ['base64_encode("hi")', 'aGk='],
-    ['sha512("a") == "' + createHash('sha512').update('a').digest('hex') + '"', true],
+    [`sha512("a") == "${createHash('sha512').update('a').digest('hex')}"`, true],
     ['regex_all("^a", "ab", "ac")', true],
     ['regex_any("^z", "ab", "zc")', true],
     ['len(split("a,b,c", ","))', 3],

@@ -7,7 +7,9 @@ import type { RunContext } from '../../templates/run-types.js';
 import type { ProtocolExecutor } from '../../templates/template-runner.js';
 import type { CompiledNetworkRequest } from '../../templates/template-types.js';
 
-const READ_IDLE_MS = 1500;
+// Wait this long for a first byte after sending, then this long for more once data flows.
+const FIRST_BYTE_MS = 1500;
+const MORE_DATA_MS = 300;
 
 interface Exchange {
   data: Buffer;
@@ -67,7 +69,7 @@ export function exchange(
     }
     function armIdle(): void {
       if (idle) clearTimeout(idle);
-      idle = setTimeout(nextStep, READ_IDLE_MS);
+      idle = setTimeout(nextStep, current.length > 0 ? MORE_DATA_MS : FIRST_BYTE_MS);
     }
     socket.on(address.tls ? 'secureConnect' : 'connect', () => {
       connected = true;
@@ -125,6 +127,16 @@ function addresses(
   });
 }
 
+/** Non-printable bytes shown as dots in evidence. */
+function printableText(s: string): string {
+  let out = '';
+  for (const ch of s) {
+    const c = ch.charCodeAt(0);
+    out += c === 9 || c === 10 || c === 13 || (c >= 32 && c < 127) ? ch : '.';
+  }
+  return out;
+}
+
 function connectHost(host: string, ctx: RunContext): string {
   return ctx.resolve?.(host) ?? host;
 }
@@ -173,13 +185,13 @@ export const networkExecutor: ProtocolExecutor = async function* (req, vars, ctx
     req.inputs.forEach((inp, i) => {
       if (inp.name) values[inp.name] = (ex.perInput[i] ?? Buffer.alloc(0)).toString('latin1');
     });
-    const printable = data.replace(/[^\x09\x0a\x0d\x20-\x7e]/g, '.');
+    const printable = printableText(data);
     yield {
       event: { values, bytes: { data: ex.data, raw: ex.data, body: ex.data }, defaultPart: 'data' },
       matchedAt: endpoint,
       endpoint,
       path: '',
-      request: request.replace(/[^\x09\x0a\x0d\x20-\x7e]/g, '.'),
+      request: printableText(request),
       response: printable.slice(0, 4096),
       curl: `printf %s ${JSON.stringify(request)} | nc ${addr.tls ? '--ssl ' : ''}${addr.host} ${addr.port}`,
     };

@@ -1,0 +1,51 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { TemplateFinding } from '../findings/types.js';
+import { defaultExecutors } from '../protocols/index.js';
+import { compileTemplateSource } from './template-compile.js';
+import { TemplateScanner, type TemplateScanOptions } from './template-scanner.js';
+import type { CompiledTemplate } from './template-types.js';
+
+export function compileOrThrow(yaml: string, options: { templatesDir?: string } = {}): CompiledTemplate {
+  const r = compileTemplateSource(yaml, 'test.yaml', options);
+  if (r.status !== 'ok') throw new Error(`${r.status}: ${'field' in r ? r.field : ''} ${r.reason}`);
+  return r.template;
+}
+
+export async function startHttp(
+  handler: http.RequestListener,
+): Promise<{ url: string; port: number; close: () => Promise<void>; server: http.Server }> {
+  const server = http.createServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    server,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+export async function scanAll(
+  templates: CompiledTemplate[],
+  inputs: string[],
+  options: TemplateScanOptions = {},
+): Promise<{ findings: TemplateFinding[]; scanner: TemplateScanner }> {
+  const scanner = new TemplateScanner(defaultExecutors, { rateLimit: 0, timeoutMs: 3000, ...options });
+  const findings: TemplateFinding[] = [];
+  try {
+    for await (const f of scanner.scan(templates, inputs)) findings.push(f);
+  } finally {
+    await scanner.close();
+  }
+  return { findings, scanner };
+}
+
+/** A small YAML template with an info block around the given protocol section. */
+export function tpl(id: string, body: string, severity = 'medium'): string {
+  return `id: ${id}\ninfo:\n  name: ${id}\n  severity: ${severity}\n  author: test\n${body}`;
+}
