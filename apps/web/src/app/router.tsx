@@ -1,0 +1,141 @@
+import { type ComponentType, lazy, Suspense } from 'react';
+import { createBrowserRouter, Outlet, type RouteObject, useNavigation } from 'react-router';
+import { ErrorPage } from '../components/errors/error-page.tsx';
+import { CookieBanner } from '../components/feedback/cookie-banner.tsx';
+import { TopLoader } from '../components/ui/loader.tsx';
+import { paths } from '../config/paths.ts';
+import { AuthGuard, GuestGuard, OnboardingGate } from '../features/auth/components/guards.tsx';
+import { MinimalLayout } from '../layout/minimal-layout/index.tsx';
+
+// The signed-in shell is its own chunk, so the sign-in page ships less JavaScript.
+const MainLayout = lazy(() =>
+  import('../layout/main-layout/index.tsx').then((m) => ({ default: m.MainLayout })),
+);
+
+/** Lazy route module: one chunk per page, the top bar shows while it loads. */
+function page<M>(load: () => Promise<M>, pick: (m: M) => ComponentType): Pick<RouteObject, 'lazy'> {
+  return { lazy: async () => ({ Component: pick(await load()) }) };
+}
+
+function placeholder(path: string, titleKey: string): RouteObject {
+  return {
+    path,
+    lazy: async () => {
+      const { PlaceholderPage } = await import('../features/home/components/placeholder-page.tsx');
+      return { element: <PlaceholderPage titleKey={titleKey} /> };
+    },
+  };
+}
+
+function RootShell() {
+  const navigation = useNavigation();
+  return (
+    <>
+      {navigation.state === 'loading' && <TopLoader />}
+      <Outlet />
+      <CookieBanner />
+    </>
+  );
+}
+
+const auth = () => import('./routes/auth.ts');
+const onboarding = () => import('./routes/onboarding.ts');
+const account = () => import('./routes/account.ts');
+
+export const routes: RouteObject[] = [
+  {
+    element: <RootShell />,
+    errorElement: <ErrorPage />,
+    hydrateFallbackElement: <TopLoader />,
+    children: [
+      {
+        element: (
+          <GuestGuard>
+            <MinimalLayout />
+          </GuestGuard>
+        ),
+        children: [
+          { path: paths.login, ...page(auth, (m) => m.LoginPage) },
+          { path: paths.register, ...page(auth, (m) => m.RegisterPage) },
+          { path: paths.twoFactorApp, ...page(auth, (m) => m.TwoFactorAppPage) },
+          { path: paths.twoFactorRecovery, ...page(auth, (m) => m.TwoFactorRecoveryPage) },
+          { path: paths.passwordReset, ...page(auth, (m) => m.ForgotPasswordPage) },
+          { path: paths.passwordResetConfirm, ...page(auth, (m) => m.ResetConfirmPage) },
+        ],
+      },
+      {
+        // Public: works signed out (the mailed link) and signed in.
+        element: <MinimalLayout />,
+        children: [{ path: paths.verifyEmail, ...page(auth, (m) => m.VerifyEmailPage) }],
+      },
+      {
+        element: (
+          <AuthGuard>
+            <OnboardingGate>
+              <MinimalLayout />
+            </OnboardingGate>
+          </AuthGuard>
+        ),
+        children: [
+          { path: paths.confirmEmail, ...page(onboarding, (m) => m.ConfirmEmailPage) },
+          { path: paths.agreement, ...page(onboarding, (m) => m.AgreementPage) },
+          { path: paths.twoFactorSetup, ...page(onboarding, (m) => m.TwoFactorSetupPage) },
+          { path: paths.timezone, ...page(onboarding, (m) => m.TimezonePage) },
+        ],
+      },
+      {
+        element: (
+          <AuthGuard>
+            <OnboardingGate>
+              <Suspense fallback={<TopLoader />}>
+                <MainLayout />
+              </Suspense>
+            </OnboardingGate>
+          </AuthGuard>
+        ),
+        children: [
+          {
+            path: paths.home,
+            ...page(
+              () => import('../features/home/components/home-page.tsx'),
+              (m) => m.HomePage,
+            ),
+          },
+          { path: paths.accountDetails, ...page(account, (m) => m.AccountPage) },
+          { path: paths.accountPlan, ...page(account, (m) => m.AccountPage) },
+          { path: paths.accountPlanChoose, ...page(account, (m) => m.AccountPage) },
+          { path: paths.accountPayment, ...page(account, (m) => m.AccountPage) },
+          { path: paths.accountNotifications, ...page(account, (m) => m.AccountPage) },
+          { path: paths.twoFactorReset, ...page(account, (m) => m.TwoFactorResetPage) },
+          placeholder(paths.scans, 'menu.newScan'),
+          placeholder(paths.pastScans, 'menu.reports'),
+          placeholder(paths.scanDetail, 'pages.scanDetail'),
+          placeholder(paths.eventsVulnerabilities, 'menu.vulnerabilities'),
+          placeholder(paths.eventsCve, 'menu.cve'),
+          placeholder(paths.eventsLeaks, 'menu.leaks'),
+          placeholder(paths.analytics, 'menu.analytics'),
+          placeholder(paths.faq, 'pages.faq'),
+          placeholder(paths.choosePlan, 'pages.choosePlan'),
+          placeholder(paths.scheduleScan, 'pages.scheduleScan'),
+          placeholder(paths.postPayment, 'pages.postPayment'),
+        ],
+      },
+      {
+        element: <MinimalLayout />,
+        children: [
+          {
+            path: '*',
+            ...page(
+              () => import('../components/errors/not-found.tsx'),
+              (m) => m.NotFound,
+            ),
+          },
+        ],
+      },
+    ],
+  },
+];
+
+export function createAppRouter() {
+  return createBrowserRouter(routes);
+}

@@ -1,0 +1,35 @@
+/** Every route of spec §2, in one place. */
+export const paths = {
+  home: '/',
+  login: '/login',
+  register: '/register',
+  twoFactorApp: '/verify/two-factor/app',
+  twoFactorRecovery: '/verify/two-factor/recovery',
+  passwordResetConfirm: '/account/password/reset/confirm/:uid/:token',
+  passwordReset: '/password_reset',
+  verifyEmail: '/account/confirm-email/verify/:key',
+
+  scans: '/scans',
+  pastScans: '/scans/past-scans',
+  scanDetail: '/scans/past-scans/:scanId',
+  eventsVulnerabilities: '/events/vulnerabilities/:scanId?',
+  eventsCve: '/events/cve/:scanId?',
+  eventsLeaks: '/events/leaks/:scanId?',
+  analytics: '/analytics',
+  faq: '/faq',
+  choosePlan: '/choose-plan',
+  scheduleScan: '/schedule-scan',
+  postPayment: '/post-payment',
+  accountDetails: '/account/account-details',
+  accountPlan: '/account/plan',
+  accountPlanChoose: '/account/plan/choose-plan',
+  accountPayment: '/account/payment',
+  accountNotifications: '/account/notifications',
+  confirmEmail: '/account/confirm-email',
+  timezone: '/account/timezone',
+  agreement: '/account/agreement',
+  twoFactorSetup: '/settings/two_factor_authentication/setup/intro',
+  twoFactorReset: '/settings/two_factor_authentication/reset',
+} as const;
+
+export const PRIVACY_POLICY_URL = '/pdf/privacy-policy.pdf';
