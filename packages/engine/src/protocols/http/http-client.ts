@@ -1,6 +1,37 @@
 import { lookup as dnsLookup } from 'node:dns';
 import type { LookupFunction } from 'node:net';
-import { Agent, type Dispatcher, request } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
+
+export interface RawUrl {
+  scheme: 'http' | 'https';
+  origin: string;
+  /** Path and query exactly as written (never normalised). */
+  path: string;
+  /** host[:port] as written. */
+  host: string;
+  hostname: string;
+  port: number;
+}
+
+/** Splits a URL without the WHATWG normalisation that would resolve `..` and `%2e` segments. */
+export function splitRawUrl(url: string): RawUrl {
+  const m = /^(https?):\/\/([^/?#\s]+)([^#\s]*)/i.exec(url.trim());
+  if (!m) throw new Error(`invalid URL '${url}'`);
+  const scheme = (m[1] as string).toLowerCase() as 'http' | 'https';
+  const authority = (m[2] as string).replace(/^[^@]*@/, '');
+  const parsed = new URL(`${scheme}://${authority}/`);
+  let path = m[3] ?? '';
+  if (path === '' || path.startsWith('?')) path = `/${path}`;
+  const port = parsed.port ? Number(parsed.port) : scheme === 'https' ? 443 : 80;
+  return {
+    scheme,
+    origin: `${scheme}://${parsed.host}`,
+    path,
+    host: parsed.host,
+    hostname: parsed.hostname.replace(/^\[|\]$/g, ''),
+    port,
+  };
+}
 
 export interface HttpRequestInit {
   method: string;
@@ -97,11 +128,15 @@ export class HttpClient {
     const timeout = AbortSignal.timeout(this.timeoutMs);
     const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
     const started = performance.now();
-    const res = await request(init.url, {
+    // dispatcher.request sends the path exactly as given: path-traversal checks need
+    // `/.%2e/` and `/../` to reach the server unnormalised.
+    const { origin, path } = splitRawUrl(init.url);
+    const res = await this.dispatcher.request({
+      origin,
+      path,
       method: init.method as Dispatcher.HttpMethod,
       headers,
       ...(init.body !== undefined && init.body !== '' ? { body: init.body } : {}),
-      dispatcher: this.dispatcher,
       signal: combined,
     });
     const chunks: Buffer[] = [];

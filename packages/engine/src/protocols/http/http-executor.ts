@@ -4,7 +4,7 @@ import { interpolate } from '../../operators/dsl/dsl-interpolate.js';
 import { HostSkippedError } from '../../templates/politeness.js';
 import type { ProtocolResponse, RunContext, Variables } from '../../templates/run-types.js';
 import type { CompiledHttpRequest, PathHttpSpec, RawHttpSpec } from '../../templates/template-types.js';
-import type { HttpRequestInit, HttpResponseData } from './http-client.js';
+import { type HttpRequestInit, type HttpResponseData, splitRawUrl } from './http-client.js';
 
 export class UnresolvedVariableError extends Error {
   constructor(readonly names: string[]) {
@@ -35,7 +35,7 @@ export function buildHttpRequest(
     const body = req.body !== undefined ? fill(req.body, vars) : undefined;
     return {
       method: req.method,
-      url: new URL(url).toString(),
+      url: checkedUrl(url),
       headers,
       ...(body !== undefined ? { body } : {}),
     };
@@ -66,15 +66,20 @@ export function buildHttpRequest(
   if (!Object.keys(headers).some((k) => k.toLowerCase() === 'user-agent')) headers['User-Agent'] = DEFAULT_UA;
   return {
     method,
-    url: new URL(url).toString(),
+    url: checkedUrl(url),
     headers,
     ...(body !== '' ? { body: body.replace(/\n$/, '') } : {}),
   };
 }
 
+function checkedUrl(url: string): string {
+  splitRawUrl(url);
+  return url;
+}
+
 export function rawRequestText(init: HttpRequestInit): string {
-  const u = new URL(init.url);
-  const lines = [`${init.method} ${u.pathname}${u.search} HTTP/1.1`, `Host: ${u.host}`];
+  const u = splitRawUrl(init.url);
+  const lines = [`${init.method} ${u.path} HTTP/1.1`, `Host: ${u.host}`];
   for (const [k, v] of Object.entries(init.headers)) if (k.toLowerCase() !== 'host') lines.push(`${k}: ${v}`);
   return `${lines.join('\r\n')}\r\n\r\n${init.body ?? ''}`;
 }
@@ -107,7 +112,7 @@ export function httpEventValues(init: HttpRequestInit, res: HttpResponseData): R
     raw: `${header}\r\n${body}`,
     response: `${header}\r\n${body}`,
     request: rawRequestText(init),
-    host: new URL(res.url).host,
+    host: splitRawUrl(res.url).host,
     matched: res.url,
     url: res.url,
     duration: res.durationMs / 1000,
@@ -128,7 +133,7 @@ export async function executeHttpRequest(
 ): Promise<ProtocolResponse> {
   let init = buildHttpRequest(req, spec, vars);
   const first = init;
-  const originHost = new URL(init.url).host;
+  const originHost = splitRawUrl(init.url).host;
   let res: HttpResponseData | undefined;
   for (let hop = 0; ; hop++) {
     if (cookies && cookies.size > 0 && !Object.keys(init.headers).some((k) => k.toLowerCase() === 'cookie')) {
@@ -137,7 +142,7 @@ export async function executeHttpRequest(
         headers: { ...init.headers, Cookie: [...cookies].map(([k, v]) => `${k}=${v}`).join('; ') },
       };
     }
-    const endpoint = new URL(init.url).host;
+    const endpoint = splitRawUrl(init.url).host;
     if (ctx.isUrlAllowed && !(await ctx.isUrlAllowed(init.url))) throw new Error(`out of scope: ${init.url}`);
     if (ctx.hosts.isBlocked(endpoint)) throw new HostSkippedError(endpoint);
     await ctx.rate.acquire(ctx.signal);
@@ -170,12 +175,12 @@ export async function executeHttpRequest(
     init = toGet ? { ...rest, method: 'GET', url: next.toString() } : { ...init, url: next.toString() };
   }
   const values = httpEventValues(init, res);
-  const u = new URL(res.url);
+  const u = splitRawUrl(res.url);
   return {
     event: { values, bytes: { body: res.body }, defaultPart: 'body' },
     matchedAt: res.url,
-    endpoint: `${u.hostname}:${u.port || (u.protocol === 'https:' ? 443 : 80)}`,
-    path: new URL(first.url).pathname,
+    endpoint: `${u.hostname}:${u.port}`,
+    path: splitRawUrl(first.url).path.split('?')[0] ?? '/',
     request: maskSecrets(rawRequestText(first)),
     response: maskSecrets(truncate(String(values.raw), EVIDENCE_BYTES)),
     curl: maskSecrets(toCurl(first.method, first.url, first.headers, first.body)),

@@ -111,6 +111,21 @@ describe('http templates', () => {
     expect(b.findings[0]?.fingerprint).toBe(f?.fingerprint);
   });
 
+  it('sends traversal paths unnormalised', async () => {
+    const t = compileOrThrow(
+      tpl(
+        'raw-path',
+        'http:\n  - path:\n      - "{{BaseURL}}/icons/.%2e/%2e%2e/etc/passwd"\n      - "{{BaseURL}}/public/plugins/x/../../../etc/passwd"\n    matchers:\n      - type: status\n        status: [404]\n',
+      ),
+    );
+    const before = seen.length;
+    await scanAll([t], [srv.url]);
+    expect(seen.slice(before).map((s) => s.url)).toEqual([
+      '/icons/.%2e/%2e%2e/etc/passwd',
+      '/public/plugins/x/../../../etc/passwd',
+    ]);
+  });
+
   it('does not match when a matcher fails', async () => {
     const t = compileOrThrow(
       tpl(
