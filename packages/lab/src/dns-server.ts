@@ -24,6 +24,14 @@ export interface LabDnsServer {
 
 const TTL = 60;
 
+// dns-packet encodes the response code only from the low bits of `flags`.
+const RCODES = { NOERROR: 0, FORMERR: 1, SERVFAIL: 2, NXDOMAIN: 3, REFUSED: 5 } as const;
+type Rcode = keyof typeof RCODES;
+
+function withRcode(flags: number, rcode: Rcode): number {
+  return (flags & ~0xf) | RCODES[rcode];
+}
+
 function lower(name: string): string {
   return name.toLowerCase().replace(/\.$/, '');
 }
@@ -146,10 +154,10 @@ export async function startLabDns(opts: LabDnsOptions): Promise<LabDnsServer> {
   const respond = (query: Packet): Packet[] => {
     const q = query.questions?.[0];
     const base = { id: query.id, type: 'response' as const, questions: query.questions ?? [] };
-    if (!q) return [{ ...base, flags: dnsPacket.AUTHORITATIVE_ANSWER, rcode: 'FORMERR' } as Packet];
+    if (!q) return [{ ...base, flags: withRcode(dnsPacket.AUTHORITATIVE_ANSWER, 'FORMERR') }];
     if (q.type === 'AXFR') {
       const zone = zones.find((z) => z.name === lower(q.name));
-      if (!zone?.allowAxfr) return [{ ...base, flags: 0, rcode: 'REFUSED' } as Packet];
+      if (!zone?.allowAxfr) return [{ ...base, flags: withRcode(0, 'REFUSED') }];
       const all: Answer[] = [];
       for (const [name, list] of records) {
         if (name === zone.name || name.endsWith(`.${zone.name}`))
@@ -162,11 +170,13 @@ export async function startLabDns(opts: LabDnsOptions): Promise<LabDnsServer> {
     return [
       {
         ...base,
-        flags: dnsPacket.AUTHORITATIVE_ANSWER | ((query.flags ?? 0) & dnsPacket.RECURSION_DESIRED),
-        rcode,
+        flags: withRcode(
+          dnsPacket.AUTHORITATIVE_ANSWER | ((query.flags ?? 0) & dnsPacket.RECURSION_DESIRED),
+          rcode,
+        ),
         answers,
         authorities: authority,
-      } as Packet,
+      },
     ];
   };
 

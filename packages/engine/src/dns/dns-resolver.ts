@@ -1,0 +1,311 @@
+import dgram from 'node:dgram';
+import { getServers } from 'node:dns';
+import net from 'node:net';
+import dnsPacket, { type Answer, type Packet, type RecordType } from 'dns-packet';
+import { AbortedError } from '../lib/async.js';
+
+export interface DnsServer {
+  host: string;
+  port: number;
+}
+
+export interface ResolverOptions {
+  /** `host:port` strings or objects; the system's resolvers (port 53) when empty. */
+  servers?: (string | DnsServer)[];
+  timeoutMs?: number;
+  retries?: number;
+}
+
+export interface DnsResponse {
+  rcode: string;
+  answers: Answer[];
+  authorities: Answer[];
+}
+
+export interface HostResolution {
+  name: string;
+  /** A and AAAA of the end of the CNAME chain. */
+  addresses: string[];
+  /** The CNAME chain, in order (empty when the name has its own records). */
+  cnames: string[];
+  /** NXDOMAIN at the end of a CNAME chain: a dangling CNAME. */
+  dangling: boolean;
+  exists: boolean;
+}
+
+export class DnsError extends Error {
+  constructor(
+    message: string,
+    readonly code: string,
+  ) {
+    super(message);
+    this.name = 'DnsError';
+  }
+}
+
+export function parseServer(s: string | DnsServer): DnsServer {
+  if (typeof s !== 'string') return s;
+  const m = /^\[?([^\]]+?)\]?(?::(\d+))?$/.exec(s.trim());
+  // A bare IPv6 address has colons but no port.
+  if (net.isIPv6(s.trim())) return { host: s.trim(), port: 53 };
+  if (!m?.[1]) throw new DnsError(`bad DNS server ${s}`, 'EBADSERVER');
+  return { host: m[1], port: m[2] ? Number(m[2]) : 53 };
+}
+
+export function rcodeOf(p: Packet): string {
+  return (p as Packet & { rcode?: string }).rcode ?? 'NOERROR';
+}
+
+export function dataOf(a: Answer): unknown {
+  return (a as { data?: unknown }).data;
+}
+
+function lower(name: string): string {
+  return name.toLowerCase().replace(/\.$/, '');
+}
+
+interface Pending {
+  resolve(p: Packet): void;
+  reject(e: Error): void;
+  timer: NodeJS.Timeout;
+}
+
+/**
+ * A stub resolver speaking DNS directly (dns-packet) to configured servers and ports: one
+ * UDP socket per address family multiplexed by query id, TCP for truncated answers and AXFR.
+ */
+export class DnsResolver {
+  readonly servers: DnsServer[];
+  private readonly timeoutMs: number;
+  private readonly retries: number;
+  private sockets = new Map<'udp4' | 'udp6', dgram.Socket>();
+  private pending = new Map<number, Pending>();
+  private nextServer = 0;
+  private cache = new Map<string, Promise<DnsResponse>>();
+
+  constructor(options: ResolverOptions = {}) {
+    const servers = options.servers?.length ? options.servers : getServers();
+    this.servers = servers.map(parseServer);
+    this.timeoutMs = options.timeoutMs ?? 2000;
+    this.retries = options.retries ?? 2;
+  }
+
+  private socket(kind: 'udp4' | 'udp6'): dgram.Socket {
+    let s = this.sockets.get(kind);
+    if (s) return s;
+    s = dgram.createSocket(kind);
+    s.on('message', (msg) => {
+      let packet: Packet;
+      try {
+        packet = dnsPacket.decode(msg);
+      } catch {
+        return;
+      }
+      const p = packet.id === undefined ? undefined : this.pending.get(packet.id);
+      if (!p || packet.id === undefined) return;
+      this.pending.delete(packet.id);
+      clearTimeout(p.timer);
+      p.resolve(packet);
+    });
+    s.on('error', () => {});
+    s.unref();
+    this.sockets.set(kind, s);
+    return s;
+  }
+
+  private newId(): number {
+    for (let i = 0; i < 100; i++) {
+      const id = Math.floor(Math.random() * 65535) + 1;
+      if (!this.pending.has(id)) return id;
+    }
+    throw new DnsError('too many DNS queries in flight', 'EBUSY');
+  }
+
+  private udpOnce(server: DnsServer, name: string, type: RecordType): Promise<Packet> {
+    return new Promise((resolve, reject) => {
+      const id = this.newId();
+      const buf = dnsPacket.encode({
+        id,
+        type: 'query',
+        flags: dnsPacket.RECURSION_DESIRED,
+        questions: [{ name, type, class: 'IN' }],
+      });
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        reject(new DnsError(`DNS timeout for ${name} ${type}`, 'ETIMEOUT'));
+      }, this.timeoutMs);
+      this.pending.set(id, { resolve, reject, timer });
+      this.socket(net.isIPv6(server.host) ? 'udp6' : 'udp4').send(buf, server.port, server.host, (err) => {
+        if (err) {
+          this.pending.delete(id);
+          clearTimeout(timer);
+          reject(err);
+        }
+      });
+    });
+  }
+
+  /** One query over TCP; for AXFR, reads messages until the closing SOA. */
+  tcpQuery(server: DnsServer, name: string, type: RecordType, signal?: AbortSignal): Promise<Packet[]> {
+    return new Promise((resolve, reject) => {
+      const socket = net.connect({ host: server.host, port: server.port });
+      const packets: Packet[] = [];
+      let buf = Buffer.alloc(0);
+      let soaSeen = 0;
+      const finish = (err?: Error) => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        socket.destroy();
+        if (err) reject(err);
+        else resolve(packets);
+      };
+      const onAbort = () => finish(new AbortedError());
+      const timer = setTimeout(
+        () => finish(new DnsError(`DNS TCP timeout for ${name}`, 'ETIMEOUT')),
+        this.timeoutMs * 2,
+      );
+      signal?.addEventListener('abort', onAbort, { once: true });
+      socket.on('error', (e) => finish(e));
+      socket.on('close', () => finish());
+      socket.on('connect', () => {
+        socket.write(
+          dnsPacket.streamEncode({
+            id: this.newId(),
+            type: 'query',
+            flags: 0,
+            questions: [{ name, type, class: 'IN' }],
+          }),
+        );
+      });
+      socket.on('data', (chunk) => {
+        buf = Buffer.concat([buf, chunk]);
+        while (buf.length >= 2) {
+          const len = buf.readUInt16BE(0);
+          if (buf.length < len + 2) return;
+          const packet = dnsPacket.streamDecode(buf.subarray(0, len + 2));
+          buf = buf.subarray(len + 2);
+          packets.push(packet);
+          if (type !== 'AXFR' || rcodeOf(packet) !== 'NOERROR') return finish();
+          soaSeen += (packet.answers ?? []).filter((a) => a.type === 'SOA').length;
+          if (soaSeen >= 2) return finish();
+        }
+      });
+    });
+  }
+
+  /** Any record type; retries on timeouts across servers; falls back to TCP when truncated. */
+  async query(name: string, type: RecordType, signal?: AbortSignal): Promise<DnsResponse> {
+    const key = `${lower(name)}|${type}`;
+    const cached = this.cache.get(key);
+    if (cached) return cached;
+    const p = this.queryUncached(lower(name), type, signal);
+    this.cache.set(key, p);
+    p.catch(() => this.cache.delete(key));
+    return p;
+  }
+
+  private async queryUncached(name: string, type: RecordType, signal?: AbortSignal): Promise<DnsResponse> {
+    let lastError: Error = new DnsError('no DNS server', 'ENOSERVER');
+    for (let attempt = 0; attempt <= this.retries; attempt++) {
+      if (signal?.aborted) throw new AbortedError();
+      const server = this.servers[this.nextServer++ % this.servers.length] as DnsServer;
+      try {
+        let packet = await this.udpOnce(server, name, type);
+        if ((packet.flags ?? 0) & dnsPacket.TRUNCATED_RESPONSE) {
+          packet = (await this.tcpQuery(server, name, type, signal))[0] ?? packet;
+        }
+        const rcode = rcodeOf(packet);
+        if (rcode === 'SERVFAIL' && attempt < this.retries) continue;
+        return { rcode, answers: packet.answers ?? [], authorities: packet.authorities ?? [] };
+      } catch (e) {
+        lastError = e as Error;
+      }
+    }
+    throw lastError;
+  }
+
+  /** A + AAAA following the CNAME chain (up to 8 hops), noting dangling CNAMEs. */
+  async resolveHost(
+    name: string,
+    signal?: AbortSignal,
+    types: RecordType[] = ['A', 'AAAA'],
+  ): Promise<HostResolution> {
+    const cnames: string[] = [];
+    let current = lower(name);
+    const seen = new Set([current]);
+    for (let hop = 0; hop < 8; hop++) {
+      const responses = await Promise.all(types.map((t) => this.query(current, t, signal)));
+      const answers = responses.flatMap((r) => r.answers);
+      // Walk the chain inside the answers.
+      let walk = current;
+      for (let i = 0; i < 8; i++) {
+        const c = answers.find((a) => a.type === 'CNAME' && lower(a.name) === walk);
+        if (!c) break;
+        walk = lower(String(dataOf(c)));
+        if (seen.has(walk)) break;
+        seen.add(walk);
+        cnames.push(walk);
+      }
+      const addresses = answers
+        .filter((a) => (a.type === 'A' || a.type === 'AAAA') && lower(a.name) === walk)
+        .map((a) => String(dataOf(a)));
+      if (addresses.length)
+        return {
+          name: lower(name),
+          addresses: [...new Set(addresses)],
+          cnames,
+          dangling: false,
+          exists: true,
+        };
+      if (walk === current) {
+        const nx = responses.every((r) => r.rcode === 'NXDOMAIN');
+        return {
+          name: lower(name),
+          addresses: [],
+          cnames,
+          dangling: nx && cnames.length > 0,
+          exists: cnames.length > 0,
+        };
+      }
+      current = walk; // The server stopped at a CNAME leaving its zone: ask for the target.
+    }
+    return { name: lower(name), addresses: [], cnames, dangling: false, exists: cnames.length > 0 };
+  }
+
+  /** Zone transfer over TCP from one server; returns every record, or throws when refused. */
+  async axfr(zone: string, server: DnsServer, signal?: AbortSignal): Promise<Answer[]> {
+    const packets = await this.tcpQuery(server, zone, 'AXFR', signal);
+    const first = packets[0];
+    if (!first) throw new DnsError('no AXFR answer', 'ENODATA');
+    if (rcodeOf(first) !== 'NOERROR') throw new DnsError(`AXFR refused (${rcodeOf(first)})`, rcodeOf(first));
+    const answers = packets.flatMap((p) => p.answers ?? []);
+    if (!answers.some((a) => a.type === 'SOA')) throw new DnsError('AXFR answer without SOA', 'EBADAXFR');
+    return answers;
+  }
+
+  close(): void {
+    for (const p of this.pending.values()) {
+      clearTimeout(p.timer);
+      p.reject(new AbortedError('resolver closed'));
+    }
+    this.pending.clear();
+    for (const s of this.sockets.values()) {
+      try {
+        s.close();
+      } catch {
+        // already closed
+      }
+    }
+    this.sockets.clear();
+  }
+}
+
+export function txtValues(answers: Answer[]): string[] {
+  return answers
+    .filter((a) => a.type === 'TXT')
+    .map((a) => {
+      const data = (a as { data: unknown }).data;
+      const parts = Array.isArray(data) ? data : [data];
+      return parts.map((p) => (Buffer.isBuffer(p) ? p.toString('utf8') : String(p))).join('');
+    });
+}

@@ -1,0 +1,232 @@
+import { setMaxListeners } from 'node:events';
+import net from 'node:net';
+import { subdomainStage } from '../discovery/subdomain-stage.js';
+import { DnsResolver } from '../dns/dns-resolver.js';
+import { resolveStage } from '../dns/resolve-stage.js';
+import { FingerprintEngine } from '../fingerprint/fingerprint-engine.js';
+import { BUILTIN_FINGERPRINTS_DIR, loadFingerprints } from '../fingerprint/fingerprint-loader.js';
+import { fingerprintStage } from '../fingerprint/fingerprint-stage.js';
+import { onAbort } from '../lib/async.js';
+import { portsStage } from '../ports/ports-stage.js';
+import { HttpProber } from '../probe/http-probe.js';
+import { httpStage } from '../probe/http-stage.js';
+import { ScopePolicy } from '../scope/scope-policy.js';
+import { isWithinDomain, parseTarget, type Target, type TargetInput } from '../scope/targets.js';
+import type { AssetKind, ScanEvent, ScanSummary } from './events.js';
+import { Inventory } from './inventory.js';
+import { type ScanConfig, SUBCLASS_CLASS } from './scan-config.js';
+import type { Stage, StageContext } from './stage.js';
+
+export interface ScanOptions {
+  signal?: AbortSignal;
+}
+
+const DEFAULT_STAGE_TIMEOUT = 10 * 60_000;
+const DEFAULT_WATCHDOG = 2 * 60_000;
+
+/** The discovery stages of class_resources, in order. */
+export function resourceStages(): Stage[] {
+  return [subdomainStage(), resolveStage(), portsStage(), httpStage(), fingerprintStage()];
+}
+
+/** Extra stages selected by classes/subclasses (default: all of them). */
+export function selectStages(config: ScanConfig): Stage[] {
+  const extra = config.extraStages ?? [];
+  return extra.filter((s) => {
+    if (config.subclasses?.length && s.subclass) return config.subclasses.includes(s.subclass);
+    if (config.classes?.length) {
+      const cls = s.subclass ? SUBCLASS_CLASS[s.subclass] : s.class;
+      return config.classes.includes(cls);
+    }
+    return true;
+  });
+}
+
+let fingerprintCache: { key: string; engine: FingerprintEngine } | null = null;
+
+function fingerprintEngine(config: ScanConfig): FingerprintEngine {
+  const dirs = [
+    ...(config.fingerprints?.noBuiltin ? [] : [BUILTIN_FINGERPRINTS_DIR]),
+    ...(config.fingerprints?.dirs ?? []),
+  ];
+  const key = dirs.join('|');
+  if (fingerprintCache?.key !== key)
+    fingerprintCache = { key, engine: new FingerprintEngine(loadFingerprints(dirs)) };
+  return fingerprintCache.engine;
+}
+
+type StageOutcome = ScanSummary['stages'][number];
+
+/**
+ * Runs one stage: its own signal (scan abort, time limit, watchdog), events passed through,
+ * and an outcome. A stage that fails or stalls is ended and the scan goes on.
+ */
+async function* runStage(
+  stage: Stage,
+  base: Omit<StageContext, 'signal'>,
+  scanSignal: AbortSignal,
+  config: ScanConfig,
+  outcome: StageOutcome,
+): AsyncGenerator<ScanEvent> {
+  const started = Date.now();
+  const controller = new AbortController();
+  const timeoutMs = stage.timeoutMs ?? config.stageTimeoutMs ?? DEFAULT_STAGE_TIMEOUT;
+  const watchdogMs = config.watchdogMs ?? DEFAULT_WATCHDOG;
+  const signal = AbortSignal.any([scanSignal, controller.signal]);
+  // Many concurrent operations listen to the same signal.
+  setMaxListeners(0, signal, controller.signal);
+  const iterator = stage.run({ ...base, signal })[Symbol.asyncIterator]();
+  const stop = onAbort(scanSignal);
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = started + timeoutMs;
+  try {
+    while (true) {
+      const wait = Math.min(watchdogMs, Math.max(0, deadline - Date.now()));
+      const timed = new Promise<'timeout' | 'stalled'>((resolve) => {
+        timer = setTimeout(() => resolve(Date.now() >= deadline ? 'timeout' : 'stalled'), wait);
+      });
+      const next = iterator.next();
+      next.catch(() => {});
+      const r = await Promise.race([next, timed, stop.promise.then(() => 'aborted' as const)]);
+      clearTimeout(timer);
+      if (r === 'aborted' || r === 'timeout' || r === 'stalled') {
+        controller.abort();
+        outcome.status = r;
+        if (r !== 'aborted') {
+          outcome.reason =
+            r === 'timeout' ? `time limit ${timeoutMs} ms reached` : `no progress for ${watchdogMs} ms`;
+          yield {
+            type: 'log',
+            level: 'warn',
+            stage: stage.name,
+            code: `stage_${r}`,
+            message: `stage ${stage.name} ended: ${outcome.reason}`,
+          };
+        }
+        iterator.return?.(undefined).catch(() => {});
+        break;
+      }
+      if (r.done) break;
+      yield r.value;
+    }
+  } catch (e) {
+    controller.abort();
+    outcome.status = scanSignal.aborted ? 'aborted' : 'failed';
+    outcome.reason = (e as Error).message;
+    if (!scanSignal.aborted) {
+      yield {
+        type: 'log',
+        level: 'error',
+        stage: stage.name,
+        code: 'stage_failed',
+        message: `stage ${stage.name} failed: ${outcome.reason}`,
+      };
+    }
+  } finally {
+    clearTimeout(timer);
+    stop.dispose();
+    outcome.durationMs = Date.now() - started;
+  }
+}
+
+/**
+ * Scans one or more targets and yields events as they happen: assets, findings, progress,
+ * logs, and a final summary. Aborting `signal` ends the iteration promptly with a summary of
+ * the partial results.
+ */
+export async function* scan(
+  target: string | TargetInput | (string | TargetInput)[],
+  config: ScanConfig = {},
+  options: ScanOptions = {},
+): AsyncGenerator<ScanEvent> {
+  const started = Date.now();
+  const scanSignal = options.signal ?? new AbortController().signal;
+  setMaxListeners(0, scanSignal);
+  const targets: Target[] = (Array.isArray(target) ? target : [target]).map((t) =>
+    parseTarget(t, config.limits?.maxNetworkSize ?? 65_536),
+  );
+  const policy = new ScopePolicy(config.scope ?? {});
+  const resolver = new DnsResolver(config.dns ?? {});
+  const inventory = new Inventory();
+  const domains = targets.flatMap((t) => (t.type === 'domain' ? [t.domain] : []));
+  const peers = new Set(targets.flatMap((t) => (t.type === 'peer' ? [t.address] : [])));
+  const networks = targets.flatMap((t) => (t.type === 'network' ? [t.cidr] : []));
+  const resolveHost = async (host: string) => {
+    const known = inventory.addressesOf(host);
+    return known?.length ? known : (await resolver.resolveHost(host, scanSignal)).addresses;
+  };
+  const http = new HttpProber(policy, resolveHost, {
+    timeoutMs: config.http?.timeoutMs ?? 5000,
+    maxRedirects: config.http?.maxRedirects ?? 5,
+    ...(config.http?.userAgent ? { userAgent: config.http.userAgent } : {}),
+  });
+  const isInTarget = (h: string): boolean => {
+    const host = h.toLowerCase().replace(/^\[|\]$/g, '');
+    if (net.isIP(host)) {
+      if (peers.has(host) || inventory.ips.has(host)) return true;
+      return networks.some((cidr) =>
+        new ScopePolicy({ allowPrivate: true, allow: [cidr], deny: [] }).isAllowed(host),
+      );
+    }
+    return domains.some((d) => isWithinDomain(host, d));
+  };
+  const base: Omit<StageContext, 'signal'> = {
+    targets,
+    config,
+    policy,
+    resolver,
+    http,
+    fingerprints: fingerprintEngine(config),
+    inventory,
+    isInTarget,
+  };
+
+  const stages = [...resourceStages(), ...selectStages(config)];
+  const outcomes: StageOutcome[] = [];
+  const counts: ScanSummary['counts'] = {
+    subdomain: 0,
+    ip: 0,
+    service: 0,
+    url: 0,
+    technology: 0,
+    email: 0,
+    findings: 0,
+  };
+  try {
+    yield {
+      type: 'log',
+      level: 'info',
+      code: 'scan_started',
+      message: `scanning ${targets.map((t) => (t.type === 'domain' ? t.domain : t.type === 'peer' ? t.address : t.cidr)).join(', ')}`,
+    };
+    for (const stage of stages) {
+      const outcome: StageOutcome = { name: stage.name, status: 'done', durationMs: 0 };
+      outcomes.push(outcome);
+      if (scanSignal.aborted) {
+        outcome.status = 'aborted';
+        continue;
+      }
+      for await (const event of runStage(stage, base, scanSignal, config, outcome)) {
+        if (event.type === 'asset') counts[event.asset.kind as AssetKind]++;
+        if (event.type === 'finding') counts.findings++;
+        yield event;
+      }
+    }
+    const finished = Date.now();
+    const summary: ScanSummary = {
+      startedAt: new Date(started).toISOString(),
+      finishedAt: new Date(finished).toISOString(),
+      durationMs: finished - started,
+      aborted: scanSignal.aborted,
+      counts,
+      stages: outcomes,
+      skippedHosts: inventory.skippedHosts,
+      refused: inventory.refused,
+    };
+    yield { type: 'summary', summary };
+  } finally {
+    resolver.close();
+    // Never let connection teardown hold up the end of the scan.
+    await Promise.race([http.close().catch(() => {}), new Promise((r) => setTimeout(r, 200).unref())]);
+  }
+}
