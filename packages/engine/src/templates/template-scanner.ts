@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { TemplateFinding } from '../findings/types.js';
 import { HttpClient } from '../protocols/http/http-client.js';
 import { mapConcurrent } from './concurrency.js';
@@ -73,8 +74,14 @@ export class TemplateScanner {
         connectionsPerOrigin: options.perHostConcurrency ?? 4,
         ...(options.resolve ? { resolve: options.resolve } : {}),
       });
+    // One internal signal linked to the caller's: every in-flight request listens to it.
+    const internal = new AbortController();
+    setMaxListeners(10000, internal.signal);
+    if (options.signal?.aborted) internal.abort(options.signal.reason);
+    else
+      options.signal?.addEventListener('abort', () => internal.abort(options.signal?.reason), { once: true });
     this.ctx = {
-      signal: options.signal ?? new AbortController().signal,
+      signal: internal.signal,
       http,
       rate: new RateLimiter(options.rateLimit ?? 150),
       hosts: new HostGate(options.perHostConcurrency ?? 4, options.hostErrorBudget ?? 10),

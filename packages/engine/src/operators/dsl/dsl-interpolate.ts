@@ -1,4 +1,4 @@
-import { type DslValue, toDslString } from './dsl-functions.js';
+import { DSL_FUNCTIONS, type DslValue, toDslString } from './dsl-functions.js';
 import { type CompiledDsl, compileDsl, type DslContext } from './dsl-interpreter.js';
 
 const PLACEHOLDER = /\{\{(.+?)\}\}|§([^§]+)§/gs;
@@ -43,6 +43,9 @@ export function interpolate(text: string, vars: DslContext): Interpolated {
     const expr = (expr1 ?? expr2 ?? '').trim();
     const direct = get(vars, expr);
     if (direct !== undefined) return toDslString(direct);
+    // `{{randstr}}`: a helper that takes no arguments may be written as a bare name.
+    const bare = DSL_FUNCTIONS[expr];
+    if (bare && bare.min === 0) return toDslString(bare.fn([]));
     const c = compileCached(expr);
     if (c) {
       try {

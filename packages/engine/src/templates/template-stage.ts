@@ -1,0 +1,250 @@
+import net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { TemplateFinding } from '../findings/types.js';
+import type { ScanEvent } from '../pipeline/events.js';
+import type { Stage, StageContext } from '../pipeline/stage.js';
+import { defaultExecutors } from '../protocols/index.js';
+import type { DnsServer } from './run-types.js';
+import { type LoadedTemplates, loadTemplates } from './template-loader.js';
+import {
+  type TemplateJob,
+  TemplateScanner,
+  type TemplateScanOptions,
+  type TemplateScanSummary,
+} from './template-scanner.js';
+import type { CompiledTemplate } from './template-types.js';
+
+/** The built-in pack shipped with the engine (packages/engine/templates). */
+export const BUILTIN_TEMPLATES_DIR = path.resolve(
+  path.dirname(fileURLToPath(import.meta.url)),
+  '../../templates',
+);
+
+/** What discovery found, in the shape the template stage needs. */
+export interface TemplateStageInput {
+  /** Base URLs of web endpoints (`http://www.acme.test/`). */
+  urls: string[];
+  /** TLS endpoints `host:port`. */
+  tlsEndpoints: string[];
+  /** Names for DNS templates (target domains and subdomains). */
+  dnsNames: string[];
+  /** Open TCP services `host:port` (host name when known, else the address). */
+  services: string[];
+}
+
+export interface TemplateStageOptions extends Omit<TemplateScanOptions, 'executors'> {
+  templates: CompiledTemplate[];
+  /** Only templates whose tags intersect (when given). */
+  tags?: string[];
+  /** Templates whose severity is in this list (when given). */
+  severities?: string[];
+}
+
+export interface TemplateStageResult {
+  summary: TemplateScanSummary;
+}
+
+/** Pairs every template with the inputs its protocols apply to; lazy, templates outer. */
+export function* templateJobs(
+  templates: CompiledTemplate[],
+  input: TemplateStageInput,
+): Generator<TemplateJob> {
+  const unique = (xs: string[]) => [...new Set(xs)];
+  const urls = unique(input.urls);
+  const tls = unique(input.tlsEndpoints);
+  const names = unique(input.dnsNames);
+  const services = unique(input.services);
+  for (const template of templates) {
+    const inputs = new Set<string>();
+    if (template.protocols.has('http')) for (const u of urls) inputs.add(u);
+    if (template.protocols.has('ssl')) for (const t of tls) inputs.add(t);
+    if (template.protocols.has('dns')) for (const n of names) inputs.add(n);
+    if (template.protocols.has('network')) for (const s of services) inputs.add(s);
+    for (const i of inputs) yield { template, input: i };
+  }
+}
+
+export function selectTemplates(
+  templates: CompiledTemplate[],
+  options: { tags?: string[]; severities?: string[] },
+): CompiledTemplate[] {
+  return templates.filter(
+    (t) =>
+      (!options.tags?.length || t.info.tags.some((tag) => options.tags?.includes(tag))) &&
+      (!options.severities?.length || options.severities.includes(t.info.severity)),
+  );
+}
+
+/**
+ * The exploit_scanner stage as a plain async generator: runs the templates against what
+ * discovery found and yields findings. `result.summary` is filled when it finishes.
+ */
+export async function* runTemplateStage(
+  input: TemplateStageInput,
+  options: TemplateStageOptions,
+  result: TemplateStageResult = {
+    summary: {
+      templates: 0,
+      targets: 0,
+      tasks: 0,
+      requests: 0,
+      findings: 0,
+      errors: 0,
+      unresponsiveHosts: [],
+    },
+  },
+): AsyncGenerator<TemplateFinding> {
+  const { templates, tags, severities, ...scanOptions } = options;
+  const selected = selectTemplates(templates, {
+    ...(tags ? { tags } : {}),
+    ...(severities ? { severities } : {}),
+  });
+  const scanner = new TemplateScanner(defaultExecutors, scanOptions);
+  try {
+    yield* scanner.run(templateJobs(selected, input));
+  } finally {
+    scanner.summary.templates = selected.length;
+    result.summary = scanner.summary;
+    await scanner.close();
+  }
+}
+
+/** Builds the stage input from the pipeline's inventory. */
+export function templateInputFromContext(ctx: StageContext): TemplateStageInput {
+  const inv = ctx.inventory;
+  const urls: string[] = [];
+  const tlsEndpoints: string[] = [];
+  for (const u of inv.urls.values()) {
+    urls.push(u.url);
+    if (u.url.startsWith('https://')) tlsEndpoints.push(`${u.host}:${u.port}`);
+  }
+  const dnsNames = [
+    ...ctx.targets.flatMap((t) => (t.type === 'domain' ? [t.domain] : [])),
+    ...inv.subdomains.keys(),
+  ];
+  const services: string[] = [];
+  for (const s of inv.services.values()) {
+    if (s.service === 'http' || s.service === 'https') continue;
+    const name = inv.namesOf(s.ip)[0];
+    services.push(`${name ?? (net.isIPv6(s.ip) ? `[${s.ip}]` : s.ip)}:${s.port}`);
+  }
+  return { urls, tlsEndpoints, dnsNames, services };
+}
+
+export interface TemplateStageConfig
+  extends Omit<TemplateStageOptions, 'templates' | 'signal' | 'resolve' | 'dnsServers' | 'isUrlAllowed'> {
+  /** Template directories; the built-in pack unless `noBuiltin`. */
+  dirs?: string[];
+  noBuiltin?: boolean;
+}
+
+/** Loads the built-in pack and extra directories, keeping the first template of each id. */
+export async function loadTemplateSets(dirs: string[]): Promise<LoadedTemplates> {
+  const all: LoadedTemplates = { templates: [], invalid: [], skipped: [], total: 0 };
+  const ids = new Set<string>();
+  for (const dir of dirs) {
+    const l = await loadTemplates(dir);
+    all.total += l.total;
+    all.invalid.push(...l.invalid);
+    all.skipped.push(...l.skipped);
+    for (const t of l.templates) {
+      if (ids.has(t.id)) continue;
+      ids.add(t.id);
+      all.templates.push(t);
+    }
+  }
+  return all;
+}
+
+/** The exploit_scanner stage in the pipeline's Stage shape (`config.extraStages`). */
+export function createTemplateStage(config: TemplateStageConfig = {}): Stage {
+  return {
+    name: 'templates',
+    class: 'class_exploitation',
+    subclass: 'exploit_scanner',
+    async *run(ctx: StageContext): AsyncIterable<ScanEvent> {
+      const { dirs = [], noBuiltin, ...options } = config;
+      const loaded = await loadTemplateSets([...(noBuiltin ? [] : [BUILTIN_TEMPLATES_DIR]), ...dirs]);
+      for (const i of loaded.invalid)
+        yield {
+          type: 'log',
+          level: 'warn',
+          stage: 'templates',
+          code: 'template_invalid',
+          message: `${i.file}: ${i.field}: ${i.reason}`,
+        };
+      const skippedByReason = new Map<string, number>();
+      for (const s of loaded.skipped) skippedByReason.set(s.reason, (skippedByReason.get(s.reason) ?? 0) + 1);
+      for (const [reason, count] of skippedByReason)
+        yield {
+          type: 'log',
+          level: 'info',
+          stage: 'templates',
+          code: 'template_skipped',
+          message: `${count} template(s) skipped: ${reason}`,
+          data: { count, reason },
+        };
+      const input = templateInputFromContext(ctx);
+      const inv = ctx.inventory;
+      const resolve = (host: string): string | undefined =>
+        net.isIP(host) ? host : inv.addressesOf(host)?.[0];
+      const dnsServers: DnsServer[] = ctx.resolver.servers.map((s) => ({ host: s.host, port: s.port }));
+      const result: TemplateStageResult = {
+        summary: {
+          templates: 0,
+          targets: 0,
+          tasks: 0,
+          requests: 0,
+          findings: 0,
+          errors: 0,
+          unresponsiveHosts: [],
+        },
+      };
+      for await (const finding of runTemplateStage(
+        input,
+        {
+          ...options,
+          templates: loaded.templates,
+          signal: ctx.signal,
+          resolve,
+          dnsServers,
+          isUrlAllowed: (url) => {
+            const host = url.replace(/^https?:\/\/(\[[^\]]+\]|[^/:?#]+).*$/i, '$1').replace(/^\[|\]$/g, '');
+            const ip = resolve(host);
+            return (
+              ip !== undefined && ctx.policy.isAllowed(ip) && (ctx.isInTarget(host) || ctx.isInTarget(ip))
+            );
+          },
+        },
+        result,
+      )) {
+        yield { type: 'finding', finding };
+      }
+      yield { type: 'progress', stage: 'templates', done: result.summary.tasks, total: result.summary.tasks };
+      for (const h of result.summary.unresponsiveHosts)
+        yield {
+          type: 'log',
+          level: 'warn',
+          stage: 'templates',
+          code: 'host_unresponsive',
+          message: `${h.host} skipped after ${h.errors} errors: ${h.lastError}`,
+        };
+      yield {
+        type: 'log',
+        level: 'info',
+        stage: 'templates',
+        code: 'templates_summary',
+        message: `templates: ${result.summary.templates} run, ${loaded.skipped.length} skipped, ${loaded.invalid.length} invalid; ${result.summary.requests} requests, ${result.summary.findings} findings`,
+        data: {
+          templates: result.summary.templates,
+          skipped: loaded.skipped.length,
+          invalid: loaded.invalid.length,
+          requests: result.summary.requests,
+          findings: result.summary.findings,
+          unresponsiveHosts: result.summary.unresponsiveHosts.length,
+        },
+      };
+    },
+  };
+}
