@@ -1,0 +1,151 @@
+import type { Lab } from '@perimeter/lab';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TemplateFinding } from '../src/findings/types.js';
+import { scan, selectStages } from '../src/pipeline/scan.js';
+import type { ScanConfig } from '../src/pipeline/scan-config.js';
+import type { Stage, StageContext } from '../src/pipeline/stage.js';
+import { labScanConfig, startTestLab } from './helpers.js';
+import { collectScan } from './scan-events.js';
+
+let lab: Lab;
+beforeAll(async () => {
+  lab = await startTestLab(47);
+});
+afterAll(async () => {
+  await lab.stop();
+});
+
+function finding(host: string): TemplateFinding {
+  return {
+    subclass: 'exploit_scanner',
+    fingerprint: `test|${host}`,
+    templateId: 'test-template',
+    name: 'Test',
+    severity: 'info',
+    severityOrdering: 1,
+    host,
+    mainDomain: 'acme.test',
+    subdomain: host,
+    matchedAt: `http://${host}/`,
+    extracted: [],
+    references: [],
+    tags: [],
+  };
+}
+
+const seenBy: Record<string, StageContext['inventory'] | undefined> = {};
+const templateStage: Stage = {
+  name: 'templates',
+  class: 'class_exploitation',
+  subclass: 'exploit_scanner',
+  async *run(ctx) {
+    seenBy.templates = ctx.inventory;
+    for (const e of ctx.inventory.endpoints.values()) yield { type: 'finding', finding: finding(e.host) };
+  },
+};
+const leakStage: Stage = {
+  name: 'leaks',
+  class: 'class_information_gathering',
+  subclass: 'leakcheck',
+  async *run(ctx) {
+    seenBy.leaks = ctx.inventory;
+    yield { type: 'log', level: 'info', stage: 'leaks', message: 'looked up' };
+  },
+};
+
+describe('pluggable stages', () => {
+  const base = (): ScanConfig => ({
+    ...labScanConfig(lab),
+    discovery: { bruteforce: false, axfr: false },
+    extraStages: [templateStage, leakStage],
+  });
+
+  it('selects stages by class and subclass', () => {
+    const extra = [templateStage, leakStage];
+    expect(selectStages({ extraStages: extra }).map((s) => s.name)).toEqual(['templates', 'leaks']);
+    expect(selectStages({ extraStages: extra, classes: ['class_exploitation'] }).map((s) => s.name)).toEqual([
+      'templates',
+    ]);
+    expect(selectStages({ extraStages: extra, subclasses: ['leakcheck'] }).map((s) => s.name)).toEqual([
+      'leaks',
+    ]);
+    expect(selectStages({ extraStages: extra, classes: ['class_resources'] })).toEqual([]);
+  });
+
+  it('gives extra stages what discovery found and passes their findings through', async () => {
+    const r = await collectScan(scan('acme.test', { ...base(), subclasses: ['exploit_scanner'] }));
+    expect(seenBy.templates?.services.size).toBeGreaterThan(0);
+    expect([...(seenBy.templates?.technologies.values() ?? [])].map((t) => t.name)).toContain('Nginx');
+    expect([...(seenBy.templates?.emails.keys() ?? [])]).toContain('hostmaster@acme.test');
+    expect(seenBy.leaks).toBeUndefined();
+    const findings = r.events.filter((e) => e.type === 'finding');
+    expect(findings).toEqual([{ type: 'finding', finding: finding('acme.test') }]);
+    expect(r.summary?.counts.findings).toBe(1);
+  });
+
+  it('a stalled stage is ended by the watchdog and a failing one is recorded; the scan goes on', async () => {
+    const stalled: Stage = {
+      name: 'stuck',
+      class: 'class_exploitation',
+      async *run() {
+        await new Promise(() => {});
+      },
+    };
+    const failing: Stage = {
+      name: 'broken',
+      class: 'class_exploitation',
+      // biome-ignore lint/correctness/useYield: a stage that fails before yielding
+      async *run() {
+        throw new Error('boom');
+      },
+    };
+    const r = await collectScan(
+      scan('acme.test', { ...base(), watchdogMs: 300, extraStages: [stalled, failing, leakStage] }),
+    );
+    const stages = r.summary?.stages ?? [];
+    expect(stages.find((s) => s.name === 'stuck')).toMatchObject({
+      status: 'stalled',
+      reason: 'no progress for 300 ms',
+    });
+    expect(stages.find((s) => s.name === 'broken')).toMatchObject({ status: 'failed', reason: 'boom' });
+    expect(stages.find((s) => s.name === 'leaks')).toMatchObject({ status: 'done' });
+    expect(r.events.some((e) => e.type === 'log' && e.code === 'stage_stalled')).toBe(true);
+  });
+
+  it('a stage over its time limit is ended', async () => {
+    const slow: Stage = {
+      name: 'slow',
+      class: 'class_exploitation',
+      timeoutMs: 300,
+      async *run(ctx) {
+        while (!ctx.signal.aborted) {
+          yield { type: 'progress', stage: 'slow', done: 0, total: 1 };
+          await new Promise((r) => setTimeout(r, 50));
+        }
+      },
+    };
+    const r = await collectScan(scan('acme.test', { ...base(), extraStages: [slow] }));
+    expect(r.summary?.stages.find((s) => s.name === 'slow')).toMatchObject({ status: 'timeout' });
+  });
+
+  it('scans peer and network targets', async () => {
+    const r = await collectScan(
+      scan([lab.address(10), `${lab.subnet}.16/31`], { ...labScanConfig(lab), extraStages: [] }),
+    );
+    const services = r.assets.flatMap((a) => (a.kind === 'service' ? [`${a.ip}:${a.port}`] : []));
+    expect(services.sort()).toEqual(
+      [
+        `${lab.address(10)}:${lab.portMap[80]}`,
+        `${lab.address(16)}:${lab.portMap[22]}`,
+        `${lab.address(17)}:${lab.portMap[21]}`,
+      ].sort(),
+    );
+    expect(
+      r.assets.some(
+        (a) =>
+          a.kind === 'url' &&
+          a.url === `http://${lab.address(10)}${lab.portMap[80] === 80 ? '' : `:${lab.portMap[80]}`}/`,
+      ),
+    ).toBe(true);
+  });
+});
