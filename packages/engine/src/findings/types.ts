@@ -82,6 +82,13 @@ export interface CveFinding {
   /** The vulnerable range, as the feed states it. */
   versionStart?: string;
   versionEnd?: string;
+  /** True when the range bound itself is not vulnerable (`versionStartExcluding` / `versionEndExcluding`). */
+  versionStartExcluding?: boolean;
+  versionEndExcluding?: boolean;
+  /** Port the technology was seen on. */
+  port?: number;
+  cvssVector?: string;
+  cwe?: string[];
   latestVersion?: string;
   homepage?: string;
   downloadsPerMonth?: number;

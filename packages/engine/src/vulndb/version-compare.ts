@@ -8,24 +8,33 @@
  * (8.3.0-beta1 < 8.3.0), while any other suffix makes it greater (1.0.2k > 1.0.2, 7.2p2 > 7.2).
  */
 
-type Segment = { num: number } | { word: string };
+type Segment = { num: number } | { word: string; pre: boolean };
 
-// Single letters are not pre-releases: OpenSSL's 1.0.2a comes after 1.0.2.
 const PRE_RELEASE = /^(alpha|beta|rc|cr|pre|preview|dev|snapshot|milestone|ea)$/i;
+// `a`/`b`/`m` followed by a number are pre-releases (1.9.0b1 < 1.9.0); a lone letter is a
+// later patch letter (OpenSSL's 1.0.2k > 1.0.2), and `p2` is a patch level (7.2p2 > 7.2).
+const SHORT_PRE_RELEASE = /^(a|b|m)$/i;
 
 function splitVersion(version: string): Segment[] {
   const out: Segment[] = [];
   const cleaned = version.trim().replace(/^v(?=\d)/i, '');
   const re = /(\d+)|([A-Za-z]+)/g;
-  for (const m of cleaned.matchAll(re)) {
+  const matches = [...cleaned.matchAll(re)];
+  matches.forEach((m, i) => {
     if (m[1] !== undefined) out.push({ num: Number.parseInt(m[1], 10) });
-    else if (m[2] !== undefined) out.push({ word: m[2].toLowerCase() });
-  }
+    else if (m[2] !== undefined) {
+      const word = m[2].toLowerCase();
+      const next = matches[i + 1];
+      const adjacent =
+        next !== undefined && next[1] !== undefined && next.index === (m.index ?? 0) + m[2].length;
+      out.push({ word, pre: PRE_RELEASE.test(word) || (SHORT_PRE_RELEASE.test(word) && adjacent) });
+    }
+  });
   return out;
 }
 
 function isPreRelease(s: Segment | undefined): boolean {
-  return s !== undefined && 'word' in s && PRE_RELEASE.test(s.word);
+  return s !== undefined && 'word' in s && s.pre;
 }
 
 /** Returns -1, 0 or 1. */
