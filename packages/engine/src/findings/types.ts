@@ -106,6 +106,8 @@ export interface LeakFinding {
   leakDate?: string;
   sources: string[];
   mainDomain: string;
+  /** The password encrypted at rest (AES-256-GCM, `v1:` format) when the source gave one and a key is configured. */
+  passwordEncrypted?: string;
 }
 
 export type Finding = TemplateFinding | CveFinding | LeakFinding;

@@ -1,0 +1,446 @@
+import type http from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHttp } from '../templates/test-helpers.js';
+import { emailFromSoaRname, emailsFromDmarc, extractEmails } from './email-harvest.js';
+import { DehashedSource, HibpSource, LeakCheckSource } from './leak-adapters.js';
+import { LeakCipher, maskPassword } from './leak-crypto.js';
+import { runLeakStage } from './leak-stage.js';
+import { type LeakRecord, type LeakSource, LeakSourceError } from './leak-types.js';
+import { LocalLeakIndex } from './local-leak-index.js';
+
+const KEY = 'a'.repeat(64);
+
+describe('password masking and encryption', () => {
+  it.each([
+    ['', ''],
+    ['abc', '***'],
+    ['abcd', 'a**d'],
+    ['secret', 's****t'],
+    ['password', 'pa****rd'],
+    ['passw0rd12', 'pa******12'],
+    ['Summer2019!', 'Su*******9!'],
+    ['пароль123', 'па*****23'],
+  ])('mask(%j) = %j', (input, masked) => {
+    expect(maskPassword(input)).toBe(masked);
+  });
+
+  it('round-trips with AES-256-GCM, with a fresh IV each time, and rejects tampering and wrong keys', () => {
+    const c = new LeakCipher(KEY);
+    const a = c.encrypt('hunter2');
+    const b = c.encrypt('hunter2');
+    expect(a).not.toBe(b);
+    expect(a.startsWith('v1:')).toBe(true);
+    expect(a).not.toContain('hunter2');
+    expect(c.decrypt(a)).toBe('hunter2');
+    const raw = Buffer.from(a.slice(3), 'base64');
+    raw[raw.length - 1] = (raw[raw.length - 1] as number) ^ 1;
+    expect(() => c.decrypt(`v1:${raw.toString('base64')}`)).toThrow();
+    expect(() => new LeakCipher('b'.repeat(64)).decrypt(a)).toThrow();
+  });
+
+  it('accepts 32-byte keys as buffer, hex, base64 or a long passphrase', () => {
+    const buf = Buffer.alloc(32, 7);
+    const forms = [buf, buf.toString('hex'), buf.toString('base64')];
+    const sealed = new LeakCipher(buf).encrypt('x');
+    for (const k of forms) expect(new LeakCipher(k).decrypt(sealed)).toBe('x');
+    expect(
+      new LeakCipher('a long enough passphrase').decrypt(
+        new LeakCipher('a long enough passphrase').encrypt('y'),
+      ),
+    ).toBe('y');
+    expect(() => new LeakCipher('short')).toThrow(/too short/);
+    expect(() => new LeakCipher(Buffer.alloc(16))).toThrow(/32 bytes/);
+  });
+});
+
+describe('local leak index', () => {
+  it('imports combo lines and CSV, keeps passwords encrypted and answers masked', async () => {
+    const index = new LocalLeakIndex(KEY);
+    const combo = index.importCombo(
+      'info@acme.test:Summer2019!\n# comment\nbad line\njane.doe@acme.test:Jane!1985\nother@beta.test;betaAdmin2020\n',
+      'lab-combo-2019',
+      '2019-07-14',
+    );
+    expect(combo).toMatchObject({ imported: 3, skipped: 1 });
+    const csv = index.importCsv(
+      'email,password,source,leak date\n"info@acme.test",acme1234,lab-forum-dump,2016-03-02\nnot-an-email,x,y,z\nhostmaster@acme.test,dnsadmin,lab-combo-2019|lab-paste-2020,2020-02-18\n',
+    );
+    expect(csv).toMatchObject({ imported: 2, skipped: 1 });
+    expect(index.size).toBe(5);
+    const stored = JSON.stringify([...(index as unknown as { byDomain: Map<string, unknown> }).byDomain]);
+    expect(stored).not.toContain('Summer2019!');
+    expect(stored).not.toContain('dnsadmin');
+    const acme = await index.searchDomain('acme.test');
+    expect(acme.map((r) => [r.email, r.passwordMasked, r.leakDate, r.sources])).toEqual([
+      ['hostmaster@acme.test', 'dn****in', '2020-02-18', ['lab-combo-2019', 'lab-paste-2020']],
+      ['info@acme.test', 'ac****34', '2016-03-02', ['lab-forum-dump']],
+      ['info@acme.test', 'Su*******9!', '2019-07-14', ['lab-combo-2019']],
+      ['jane.doe@acme.test', 'Ja*****85', '2019-07-14', ['lab-combo-2019']],
+    ]);
+    expect(new LeakCipher(KEY).decrypt(acme[0]?.passwordEncrypted as string)).toBe('dnsadmin');
+    expect((await index.searchEmail('OTHER@beta.test')).map((r) => r.passwordMasked)).toEqual([
+      'be*********20',
+    ]);
+  });
+
+  it('merges sources of the same leak imported twice', async () => {
+    const index = new LocalLeakIndex(KEY);
+    index.importCombo('a@x.test:pw123456', 'one', '2020-01-01');
+    index.importCombo('a@x.test:pw123456', 'two', '2020-01-01');
+    expect((await index.searchDomain('x.test')).map((r) => r.sources)).toEqual([['one', 'two']]);
+  });
+});
+
+describe('e-mail harvesting', () => {
+  it.each([
+    ['<a href="mailto:info@acme.test">mail</a>', ['info@acme.test']],
+    ['<a href="mailto:sales%40acme.test?subject=hi">x</a>', ['sales@acme.test']],
+    [
+      'write to security&#64;acme.test or jobs [at] acme [dot] test',
+      ['jobs@acme.test', 'security@acme.test'],
+    ],
+    ['Contact: api-team@acme.test, other@example.com, img@2x.png@acme.test', ['api-team@acme.test']],
+    ['dev@dev.acme.test and Upper@ACME.TEST', ['dev@dev.acme.test', 'upper@acme.test']],
+  ] as [string, string[]][])('extractEmails(%j)', (text, expected) => {
+    expect(extractEmails(text, 'acme.test')).toEqual(expected);
+  });
+
+  it.each([
+    ['hostmaster.acme.test.', 'hostmaster@acme.test'],
+    ['john\\.doe.acme.test', 'john.doe@acme.test'],
+    ['admin.beta.test', 'admin@beta.test'],
+    ['nodomain', undefined],
+  ])('SOA rname %s', (rname, email) => {
+    expect(emailFromSoaRname(rname)).toBe(email);
+  });
+
+  it.each([
+    ['v=DMARC1; p=none; rua=mailto:dmarc-reports@acme.test', ['dmarc-reports@acme.test']],
+    [
+      'v=DMARC1;p=reject;rua=mailto:a@acme.test!10m,mailto:b@x.test;ruf=mailto:F@acme.test',
+      ['a@acme.test', 'b@x.test', 'f@acme.test'],
+    ],
+    ['v=DMARC1; p=reject', []],
+  ] as [string, string[]][])('DMARC %s', (record, expected) => {
+    expect(emailsFromDmarc(record)).toEqual(expected);
+  });
+});
+
+// A local server answering with the documented response shapes of the three providers.
+let srv: Awaited<ReturnType<typeof startHttp>>;
+const seen: { url: string; headers: http.IncomingHttpHeaders; body: string; at: number }[] = [];
+let rateLimitedOnce = false;
+
+beforeAll(async () => {
+  srv = await startHttp((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => {
+      body += c.toString();
+    });
+    req.on('end', () => {
+      seen.push({ url: req.url ?? '', headers: req.headers, body, at: Date.now() });
+      const json = (status: number, value: unknown, headers: Record<string, string> = {}) => {
+        res.writeHead(status, { 'content-type': 'application/json', ...headers });
+        res.end(JSON.stringify(value));
+      };
+      const url = req.url ?? '';
+      // HIBP v3
+      if (url.startsWith('/hibp/')) {
+        const key = req.headers['hibp-api-key'];
+        if (key === 'bad')
+          return json(401, { statusCode: 401, message: 'Access denied due to invalid hibp-api-key.' });
+        if (key === 'unverified') return json(403, { statusCode: 403, message: 'Forbidden' });
+        if (key === 'busy')
+          return json(
+            429,
+            { statusCode: 429, message: 'Rate limit is exceeded. Try again in 2 seconds.' },
+            { 'retry-after': '2' },
+          );
+        if (url === '/hibp/breacheddomain/acme.test')
+          return json(200, { info: ['Adobe'], 'jane.doe': ['Adobe', 'LinkedIn'] });
+        if (url === '/hibp/breacheddomain/empty.test') return json(404, {});
+        if (url === '/hibp/breach/Adobe')
+          return json(200, {
+            Name: 'Adobe',
+            Title: 'Adobe',
+            Domain: 'adobe.com',
+            BreachDate: '2013-10-04',
+            PwnCount: 152445165,
+            DataClasses: ['Email addresses', 'Passwords'],
+          });
+        if (url === '/hibp/breach/LinkedIn')
+          return json(200, {
+            Name: 'LinkedIn',
+            Title: 'LinkedIn',
+            Domain: 'linkedin.com',
+            BreachDate: '2012-05-05',
+          });
+        if (url === '/hibp/breachedaccount/security%40acme.test?truncateResponse=false')
+          return json(200, [{ Name: 'Dropbox', Title: 'Dropbox', BreachDate: '2012-07-01' }]);
+        return json(404, {});
+      }
+      // LeakCheck v2
+      if (url.startsWith('/leakcheck/api/v2/query/')) {
+        const key = req.headers['x-api-key'];
+        if (key === 'bad') return json(401, { success: false, error: 'Invalid X-API-Key' });
+        if (key === 'noplan') return json(403, { success: false, error: 'Active plan required' });
+        if (key === 'busy') {
+          if (!rateLimitedOnce) {
+            rateLimitedOnce = true;
+            return json(429, { success: false, error: 'Too many requests' }, { 'retry-after': '0' });
+          }
+        }
+        if (url.startsWith('/leakcheck/api/v2/query/acme.test?type=domain')) {
+          return json(200, {
+            success: true,
+            found: 2,
+            quota: 399,
+            result: [
+              {
+                email: 'info@acme.test',
+                source: {
+                  name: 'BreachedWebsite.net',
+                  breach_date: '2019-07',
+                  unverified: 0,
+                  passwordless: 0,
+                  compilation: 0,
+                },
+                password: 'Summer2019!',
+                fields: ['password'],
+              },
+              {
+                email: 'j.smith@acme.test',
+                source: {
+                  name: 'Forum.example',
+                  breach_date: '2016-03',
+                  unverified: 0,
+                  passwordless: 1,
+                  compilation: 0,
+                },
+                username: 'jsmith',
+                fields: ['username'],
+              },
+            ],
+          });
+        }
+        return json(200, { success: true, found: 0, quota: 399, result: [] });
+      }
+      // DeHashed v2
+      if (url === '/dehashed/v2/search' && req.method === 'POST') {
+        const key = req.headers['dehashed-api-key'];
+        if (key === 'bad') return json(401, { error: 'Invalid API key' });
+        if (key === 'nocredits') return json(403, { error: 'Insufficient credits' });
+        const q = JSON.parse(body) as { query: string; page: number; size: number };
+        if (q.query !== 'domain:acme.test')
+          return json(200, { balance: 10, entries: [], took: '1ms', total: 0 });
+        const all = [
+          {
+            id: '1',
+            email: ['info@acme.test'],
+            password: ['acme1234'],
+            hashed_password: [],
+            database_name: 'ForumDump',
+          },
+          {
+            id: '2',
+            email: ['hostmaster@acme.test'],
+            password: [],
+            hashed_password: ['5f4dcc3b5aa765d61d8327deb882cf99'],
+            database_name: 'Combo2020',
+          },
+          {
+            id: '3',
+            email: ['jane.doe@acme.test', 'JANE@acme.test'],
+            password: ['Jane!1985'],
+            database_name: 'SaaS',
+          },
+        ];
+        const page = all.slice((q.page - 1) * q.size, q.page * q.size);
+        return json(200, { balance: 99, entries: page, took: '12ms', total: all.length });
+      }
+      json(404, {});
+    });
+  });
+});
+
+afterAll(async () => {
+  await srv.close();
+});
+
+async function errorOf(p: Promise<unknown>): Promise<LeakSourceError> {
+  try {
+    await p;
+  } catch (err) {
+    if (err instanceof LeakSourceError) return err;
+    throw err;
+  }
+  throw new Error('expected an error');
+}
+
+describe('Have I Been Pwned v3 adapter', () => {
+  const hibp = (apiKey: string) =>
+    new HibpSource({ apiKey, baseUrl: `${srv.url}/hibp`, minIntervalMs: 0, maxRetryWaitMs: 10, retries: 0 });
+
+  it('lists breached aliases of a domain with breach dates, without passwords', async () => {
+    const r = await hibp('good').searchDomain('acme.test');
+    expect(r).toEqual([
+      { email: 'info@acme.test', sources: ['Adobe'], leakDate: '2013-10-04' },
+      { email: 'jane.doe@acme.test', sources: ['Adobe'], leakDate: '2013-10-04' },
+      { email: 'jane.doe@acme.test', sources: ['LinkedIn'], leakDate: '2012-05-05' },
+    ]);
+    const last = seen.at(-1);
+    expect(last?.headers['hibp-api-key']).toBe('good');
+    expect(last?.headers['user-agent']).toBe('perimeter-scan');
+  });
+
+  it('treats 404 as no breaches and looks up single accounts', async () => {
+    expect(await hibp('good').searchDomain('empty.test')).toEqual([]);
+    expect(await hibp('good').searchEmail('security@acme.test')).toEqual([
+      { email: 'security@acme.test', sources: ['Dropbox'], leakDate: '2012-07-01' },
+    ]);
+  });
+
+  it.each([
+    ['bad', 'unauthorized', /401/],
+    ['unverified', 'forbidden', /403.*not verified/],
+    ['busy', 'rate_limited', /429/],
+  ])('maps key %s to %s', async (key, code, message) => {
+    const err = await errorOf(hibp(key).searchDomain('acme.test'));
+    expect(err.code).toBe(code);
+    expect(err.message).toMatch(message);
+  });
+});
+
+describe('LeakCheck v2 adapter', () => {
+  const lc = (apiKey: string) =>
+    new LeakCheckSource({ apiKey, baseUrl: `${srv.url}/leakcheck`, minIntervalMs: 0, maxRetryWaitMs: 10 });
+
+  it('queries a domain and masks and encrypts the passwords it returns', async () => {
+    const cipher = new LeakCipher(KEY);
+    const r = await new LeakCheckSource({
+      apiKey: 'good',
+      baseUrl: `${srv.url}/leakcheck`,
+      minIntervalMs: 0,
+      cipher,
+    }).searchDomain('acme.test');
+    expect(r.map((x) => [x.email, x.passwordMasked, x.sources, x.leakDate])).toEqual([
+      ['info@acme.test', 'Su*******9!', ['BreachedWebsite.net'], '2019-07'],
+      ['j.smith@acme.test', undefined, ['Forum.example'], '2016-03'],
+    ]);
+    expect(cipher.decrypt(r[0]?.passwordEncrypted as string)).toBe('Summer2019!');
+    expect(seen.at(-1)?.headers['x-api-key']).toBe('good');
+    expect(seen.at(-1)?.url).toBe('/leakcheck/api/v2/query/acme.test?type=domain&limit=1000&offset=0');
+  });
+
+  it('retries once after a 429 with Retry-After', async () => {
+    rateLimitedOnce = false;
+    const r = await lc('busy').searchDomain('acme.test');
+    expect(r).toHaveLength(2);
+  });
+
+  it.each([
+    ['bad', 'unauthorized', /401/],
+    ['noplan', 'forbidden', /403/],
+  ])('maps key %s to %s', async (key, code, message) => {
+    const err = await errorOf(lc(key).searchDomain('acme.test'));
+    expect(err.code).toBe(code);
+    expect(err.message).toMatch(message);
+  });
+});
+
+describe('DeHashed v2 adapter', () => {
+  const dh = (apiKey: string, pageSize = 2) =>
+    new DehashedSource({ apiKey, baseUrl: `${srv.url}/dehashed`, minIntervalMs: 0, pageSize });
+
+  it('searches domain:<domain>, pages through results and maps every address and password', async () => {
+    const before = seen.length;
+    const r = await dh('good').searchDomain('acme.test');
+    expect(r.map((x) => [x.email, x.passwordMasked, x.sources])).toEqual([
+      ['info@acme.test', 'ac****34', ['ForumDump']],
+      ['hostmaster@acme.test', undefined, ['Combo2020']],
+      ['jane.doe@acme.test', 'Ja*****85', ['SaaS']],
+      ['jane@acme.test', 'Ja*****85', ['SaaS']],
+    ]);
+    const calls = seen.slice(before);
+    expect(calls).toHaveLength(2);
+    expect(JSON.parse(calls[0]?.body ?? '{}')).toEqual({
+      query: 'domain:acme.test',
+      page: 1,
+      size: 2,
+      de_dupe: true,
+    });
+    expect(calls[0]?.headers['dehashed-api-key']).toBe('good');
+  });
+
+  it.each([
+    ['bad', 'unauthorized', /401/],
+    ['nocredits', 'forbidden', /credits/],
+  ])('maps key %s to %s', async (key, code, message) => {
+    const err = await errorOf(dh(key).searchDomain('acme.test'));
+    expect(err.code).toBe(code);
+    expect(err.message).toMatch(message);
+  });
+
+  it('spaces requests by the configured interval', async () => {
+    const before = seen.length;
+    await new DehashedSource({
+      apiKey: 'good',
+      baseUrl: `${srv.url}/dehashed`,
+      minIntervalMs: 150,
+      pageSize: 1,
+    }).searchDomain('acme.test');
+    const calls = seen.slice(before);
+    expect(calls).toHaveLength(3);
+    expect((calls[2]?.at ?? 0) - (calls[0]?.at ?? 0)).toBeGreaterThanOrEqual(280);
+  });
+
+  it('reports an unreachable provider clearly', async () => {
+    const err = await errorOf(
+      new DehashedSource({ apiKey: 'k', baseUrl: 'http://127.0.0.1:1', minIntervalMs: 0 }).searchDomain(
+        'acme.test',
+      ),
+    );
+    expect(err.code).toBe('unreachable');
+  });
+});
+
+describe('leak stage', () => {
+  it('yields one finding per e-mail and leak, merges sources, keeps other domains out, and logs source errors', async () => {
+    const index = new LocalLeakIndex(KEY);
+    index.importCsv(
+      'email,password,source,leak date\ninfo@acme.test,Summer2019!,lab-combo-2019,2019-07-14\ninfo@acme.test,acme1234,lab-forum-dump,2016-03-02\nadmin@beta.test,betaAdmin2020,lab-paste-2020,2020-08-09\n',
+    );
+    const twin: LeakSource = {
+      name: 'twin',
+      searchDomain: async () => [
+        {
+          email: 'info@acme.test',
+          passwordMasked: 'Su*******9!',
+          sources: ['other-feed'],
+          leakDate: '2019-07-14',
+          passwordDigest: (await index.searchDomain('acme.test')).find((r) => r.leakDate === '2019-07-14')
+            ?.passwordDigest as string,
+        } satisfies LeakRecord,
+        { email: 'x@elsewhere.test', sources: ['n'] },
+      ],
+    };
+    const broken = new HibpSource({ apiKey: 'bad', baseUrl: `${srv.url}/hibp`, minIntervalMs: 0 });
+    const logs: string[] = [];
+    const findings = [];
+    for await (const f of runLeakStage(
+      { domains: ['acme.test'], emails: ['security@acme.test'] },
+      { sources: [index, twin, broken], log: (_l, m) => logs.push(m) },
+    ))
+      findings.push(f);
+    expect(findings.map((f) => [f.email, f.password, f.leakDate, f.sources, f.mainDomain])).toEqual([
+      ['info@acme.test', 'ac****34', '2016-03-02', ['lab-forum-dump'], 'acme.test'],
+      ['info@acme.test', 'Su*******9!', '2019-07-14', ['lab-combo-2019', 'other-feed'], 'acme.test'],
+    ]);
+    expect(findings[0]?.passwordEncrypted?.startsWith('v1:')).toBe(true);
+    expect(logs.some((m) => /401/.test(m))).toBe(true);
+    const again = [];
+    for await (const f of runLeakStage({ domains: ['acme.test'], emails: [] }, { sources: [index] }))
+      again.push(f);
+    expect(again.map((f) => f.fingerprint).sort()).toEqual(findings.map((f) => f.fingerprint).sort());
+  });
+});
