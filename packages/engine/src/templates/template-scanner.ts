@@ -106,18 +106,28 @@ export class TemplateScanner {
 
   /** Runs explicit template/input pairs (a lazy source keeps memory bounded). */
   async *run(jobs: Iterable<TemplateJob>): AsyncGenerator<TemplateFinding> {
+    for await (const item of this.runWithProgress(jobs)) if (item.kind === 'finding') yield item.finding;
+  }
+
+  /** Like `run`, also reporting each finished template × input task (for progress and watchdogs). */
+  async *runWithProgress(
+    jobs: Iterable<TemplateJob>,
+  ): AsyncGenerator<{ kind: 'finding'; finding: TemplateFinding } | { kind: 'task'; done: number }> {
     try {
       yield* mapConcurrent(
         jobs,
         this.options.concurrency ?? 25,
         async (job) => {
-          this.summary.tasks++;
           const r = await runTemplate(job.template, job.input, this.ctx, this.executors);
+          this.summary.tasks++;
           this.summary.requests += r.requests;
           this.summary.errors += r.errors.length;
           this.summary.findings += r.findings.length;
           for (const e of r.errors) this.ctx.log('warn', e);
-          return r.findings;
+          return [
+            ...r.findings.map((finding) => ({ kind: 'finding' as const, finding })),
+            { kind: 'task' as const, done: this.summary.tasks },
+          ];
         },
         this.ctx.signal,
       );

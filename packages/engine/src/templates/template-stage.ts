@@ -45,6 +45,34 @@ export interface TemplateStageResult {
   summary: TemplateScanSummary;
 }
 
+/** How many template × input tasks `templateJobs` yields, without building them. */
+export function countJobs(templates: CompiledTemplate[], input: TemplateStageInput): number {
+  const n = (xs: string[]) => new Set(xs).size;
+  const urls = n(input.urls);
+  const tls = n(input.tlsEndpoints);
+  const names = n(input.dnsNames);
+  const services = n(input.services);
+  let total = 0;
+  for (const t of templates) {
+    const all = new Set<string>();
+    if (t.protocols.has('http')) for (const u of input.urls) all.add(u);
+    if (t.protocols.has('ssl')) for (const x of input.tlsEndpoints) all.add(x);
+    if (t.protocols.has('dns')) for (const x of input.dnsNames) all.add(x);
+    if (t.protocols.has('network')) for (const x of input.services) all.add(x);
+    total +=
+      t.protocols.size === 1
+        ? t.protocols.has('http')
+          ? urls
+          : t.protocols.has('ssl')
+            ? tls
+            : t.protocols.has('dns')
+              ? names
+              : services
+        : all.size;
+  }
+  return total;
+}
+
 /** Pairs every template with the inputs its protocols apply to; lazy, templates outer. */
 export function* templateJobs(
   templates: CompiledTemplate[],
@@ -125,7 +153,7 @@ export function templateInputFromContext(ctx: StageContext): TemplateStageInput 
   ];
   const services: string[] = [];
   for (const s of inv.services.values()) {
-    if (s.service === 'http' || s.service === 'https') continue;
+    // Network templates filter by their own port lists, so every open port is an input.
     const name = inv.namesOf(s.ip)[0];
     services.push(`${name ?? (net.isIPv6(s.ip) ? `[${s.ip}]` : s.ip)}:${s.port}`);
   }
@@ -190,38 +218,34 @@ export function createTemplateStage(config: TemplateStageConfig = {}): Stage {
       const resolve = (host: string): string | undefined =>
         net.isIP(host) ? host : inv.addressesOf(host)?.[0];
       const dnsServers: DnsServer[] = ctx.resolver.servers.map((s) => ({ host: s.host, port: s.port }));
-      const result: TemplateStageResult = {
-        summary: {
-          templates: 0,
-          targets: 0,
-          tasks: 0,
-          requests: 0,
-          findings: 0,
-          errors: 0,
-          unresponsiveHosts: [],
+      const selected = selectTemplates(loaded.templates, options);
+      const total = countJobs(selected, input);
+      const { tags: _tags, severities: _severities, ...scanOptions } = options;
+      const scanner = new TemplateScanner(defaultExecutors, {
+        ...scanOptions,
+        signal: ctx.signal,
+        resolve,
+        dnsServers,
+        isUrlAllowed: (url) => {
+          const host = url.replace(/^https?:\/\/(\[[^\]]+\]|[^/:?#]+).*$/i, '$1').replace(/^\[|\]$/g, '');
+          const ip = resolve(host);
+          return ip !== undefined && ctx.policy.isAllowed(ip) && (ctx.isInTarget(host) || ctx.isInTarget(ip));
         },
-      };
-      for await (const finding of runTemplateStage(
-        input,
-        {
-          ...options,
-          templates: loaded.templates,
-          signal: ctx.signal,
-          resolve,
-          dnsServers,
-          isUrlAllowed: (url) => {
-            const host = url.replace(/^https?:\/\/(\[[^\]]+\]|[^/:?#]+).*$/i, '$1').replace(/^\[|\]$/g, '');
-            const ip = resolve(host);
-            return (
-              ip !== undefined && ctx.policy.isAllowed(ip) && (ctx.isInTarget(host) || ctx.isInTarget(ip))
-            );
-          },
-        },
-        result,
-      )) {
-        yield { type: 'finding', finding };
+      });
+      const result: TemplateStageResult = { summary: scanner.summary };
+      let lastProgress = 0;
+      try {
+        for await (const item of scanner.runWithProgress(templateJobs(selected, input))) {
+          if (item.kind === 'finding') yield { type: 'finding', finding: item.finding };
+          else if (item.done === total || Date.now() - lastProgress > 1000) {
+            lastProgress = Date.now();
+            yield { type: 'progress', stage: 'templates', done: item.done, total };
+          }
+        }
+      } finally {
+        scanner.summary.templates = selected.length;
+        await scanner.close();
       }
-      yield { type: 'progress', stage: 'templates', done: result.summary.tasks, total: result.summary.tasks };
       for (const h of result.summary.unresponsiveHosts)
         yield {
           type: 'log',

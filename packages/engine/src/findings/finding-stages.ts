@@ -1,0 +1,45 @@
+import { createLeakStage } from '../leaks/leak-stage.js';
+import type { LeakSource } from '../leaks/leak-types.js';
+import type { Stage } from '../pipeline/stage.js';
+import { createTemplateStage, type TemplateStageConfig } from '../templates/template-stage.js';
+import { createCveStage } from '../vulndb/cve-stage.js';
+import type { NpmRegistry } from '../vulndb/npm-registry.js';
+import { importFeedFile } from '../vulndb/vuln-importers.js';
+import { MemoryVulnStore, type VulnStore } from '../vulndb/vuln-store.js';
+
+export interface FindingStagesConfig {
+  /** exploit_scanner: the built-in pack plus extra template directories. */
+  templates?: TemplateStageConfig;
+  /** exploit_db: a store, or feed files (NVD 1.1, NVD 2.0, retire.js; JSON or .gz) loaded into memory. */
+  vulndb?: { store?: VulnStore; feedFiles?: string[]; npm?: NpmRegistry };
+  /** leakcheck: the sources to ask (the local index first). */
+  leaks?: { sources: LeakSource[] };
+}
+
+/**
+ * The three finding-family stages for `ScanConfig.extraStages`: templates (exploit_scanner),
+ * CVE matching (exploit_db) and leak lookup (leakcheck). A family without configuration
+ * still runs with its defaults (built-in templates; an empty CVE store; no leak sources).
+ */
+export function createFindingStages(config: FindingStagesConfig = {}): Stage[] {
+  let storePromise: Promise<VulnStore> | undefined;
+  const loadStore = (): Promise<VulnStore> => {
+    if (!storePromise) {
+      storePromise = (async () => {
+        if (config.vulndb?.store) return config.vulndb.store;
+        const store = new MemoryVulnStore();
+        for (const file of config.vulndb?.feedFiles ?? []) await store.add(await importFeedFile(file));
+        return store;
+      })();
+    }
+    return storePromise;
+  };
+  return [
+    createTemplateStage(config.templates ?? {}),
+    createCveStage(async () => ({
+      store: await loadStore(),
+      ...(config.vulndb?.npm ? { npm: config.vulndb.npm } : {}),
+    })),
+    createLeakStage({ sources: config.leaks?.sources ?? [] }),
+  ];
+}
