@@ -14,6 +14,9 @@ export {
   type ResolverOptions,
   txtValues,
 } from './dns/dns-resolver.js';
+// ── Finding families (engine II): templates (exploit_scanner), CVE matching (exploit_db),
+//    leaked credentials (leakcheck) and their pipeline stages.
+export * from './findings/index.js';
 // ── Finding types shared by the finding families.
 export type * from './findings/types.js';
 export {
