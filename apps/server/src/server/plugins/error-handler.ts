@@ -31,9 +31,10 @@ function validationError(err: FastifyError): TApiError {
   const fields: Record<string, string[]> = {};
   for (const issue of err.validation ?? []) {
     const base = issue.instancePath.replace(/^\//, '').replaceAll('/', '.');
-    const unknownKeys = (issue.params as { issue?: { code?: string; keys?: string[] } }).issue;
-    if (unknownKeys?.code === 'unrecognized_keys' && unknownKeys.keys) {
-      for (const key of unknownKeys.keys) addField(fields, base ? `${base}.${key}` : key, 'Unknown field.');
+    const unknownKeys = (issue.params as { keys?: unknown }).keys;
+    if (issue.keyword === 'unrecognized_keys' && Array.isArray(unknownKeys)) {
+      for (const key of unknownKeys)
+        addField(fields, base ? `${base}.${key}` : String(key), 'Unknown field.');
       continue;
     }
     addField(fields, base || 'non_field_errors', issue.message ?? 'Invalid value.');
