@@ -46,8 +46,19 @@ function createRawBaseQuery(baseUrl: string) {
   });
 }
 
+/** Duck-typed: the Blob of `Response.blob()` may come from another realm than the global `Blob`. */
+function isBlob(value: unknown): value is Blob {
+  return (
+    value instanceof Blob ||
+    (!!value &&
+      typeof value === 'object' &&
+      typeof (value as Blob).arrayBuffer === 'function' &&
+      typeof (value as Blob).size === 'number')
+  );
+}
+
 function unwrap(data: unknown, meta: FetchBaseQueryMeta | undefined): unknown {
-  if (data instanceof Blob) {
+  if (isBlob(data)) {
     return {
       blob: data,
       filename: filenameFromContentDisposition(meta?.response?.headers.get('content-disposition') ?? null),

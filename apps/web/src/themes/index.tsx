@@ -4,7 +4,7 @@ import { CacheProvider } from '@emotion/react';
 import { CssBaseline } from '@mui/material';
 import { createTheme, ThemeProvider } from '@mui/material/styles';
 import { type ReactNode, useEffect, useMemo, useState } from 'react';
-import { BREAKPOINTS } from '../config/layout.ts';
+import { BREAKPOINTS, HEADER_HEIGHT } from '../config/layout.ts';
 import type { TPreferences } from '../contexts/preferences.ts';
 import { usePreferences } from '../contexts/preferences-context.tsx';
 import { componentOverrides } from './overrides/index.ts';
@@ -32,6 +32,8 @@ export function buildTheme(
     palette: buildPalette(prefs.mode, prefs.presetColor),
     typography: buildTypography(prefs.fontFamily),
     shape: { borderRadius: 8 },
+    // One header height on every breakpoint, so the drawer can sit right under it.
+    mixins: { toolbar: { minHeight: HEADER_HEIGHT } },
     components: componentOverrides,
   });
 }

@@ -5,6 +5,7 @@ import type { TAppDispatch, TRootState } from '../../store/index.ts';
 import { getUserApi } from './api/get-user.ts';
 import { loginApi } from './api/login.ts';
 import { loginCodeApi } from './api/login-code.ts';
+import { logoutApi } from './api/logout.ts';
 import { authActions } from './auth-slice.ts';
 
 const EPHEMERAL_KEY = 'perimeter-ephemeral-token';
@@ -15,7 +16,11 @@ export const initAuth = (): TThunk<Promise<void>> => async (dispatch) => {
   const ephemeral = sessionStorage.getItem(EPHEMERAL_KEY);
   if (!getAccessToken()) {
     dispatch(logout());
-    if (ephemeral) dispatch(authActions.ephemeralTokenReceived(ephemeral));
+    if (ephemeral) {
+      // Signed out, but half-way through a two-factor login: keep the pending challenge.
+      sessionStorage.setItem(EPHEMERAL_KEY, ephemeral);
+      dispatch(authActions.ephemeralTokenReceived(ephemeral));
+    }
     return;
   }
   dispatch(authActions.loginInit());
@@ -65,6 +70,11 @@ export const loginWithCode =
 
 /** Clears accessToken, refreshToken and agreementAccepted and resets to signed-out (spec §4). */
 export const logout = (): TThunk<void> => (dispatch) => {
+  const refresh = getRefreshToken();
+  if (refresh) {
+    // Fire and forget: revoke the refresh token server-side; the local session ends regardless.
+    void dispatch(logoutApi.endpoints.logoutSession.initiate({ refresh })).catch(() => undefined);
+  }
   clearSession();
   sessionStorage.removeItem(EPHEMERAL_KEY);
   dispatch(api.util.resetApiState());

@@ -80,7 +80,7 @@ function RecoveryCodes({ codes, onDone }: { codes: string[]; onDone: () => void 
           {t('twoFactor.download')}
         </Button>
       </Stack>
-      <Button variant="contained" size="large" onClick={onDone}>
+      <Button variant="contained" size="large" onClick={onDone} data-testid="codes-continue">
         {t('twoFactor.savedContinue')}
       </Button>
     </Stack>
@@ -150,6 +150,7 @@ export function TwoFactorSetupPage() {
             variant="contained"
             size="large"
             disabled={activating}
+            data-testid="twofa-start"
             onClick={async () => {
               setFormError(null);
               try {
@@ -184,7 +185,12 @@ export function TwoFactorSetupPage() {
           >
             {groupSecret(setup.secret)}
           </Typography>
-          <Link href={setup.otpauth_url} variant="body2" sx={{ textAlign: 'center' }}>
+          <Link
+            href={setup.otpauth_url}
+            variant="body2"
+            sx={{ textAlign: 'center' }}
+            data-testid="otpauth-link"
+          >
             {t('twoFactor.openInApp')}
           </Link>
           <FormTextField
@@ -194,7 +200,13 @@ export function TwoFactorSetupPage() {
             autoComplete="one-time-code"
             slotProps={{ htmlInput: { inputMode: 'numeric', maxLength: 6 } }}
           />
-          <Button type="submit" variant="contained" size="large" disabled={formState.isSubmitting}>
+          <Button
+            type="submit"
+            variant="contained"
+            size="large"
+            disabled={formState.isSubmitting}
+            data-testid="twofa-confirm"
+          >
             {t('twoFactor.confirm')}
           </Button>
         </Stack>

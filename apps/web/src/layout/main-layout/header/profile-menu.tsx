@@ -18,6 +18,18 @@ import { useNavigate } from 'react-router';
 import { paths } from '../../../config/paths.ts';
 import { useAuth } from '../../../features/auth/auth-provider.tsx';
 
+const VISUALLY_HIDDEN = {
+  border: 0,
+  clip: 'rect(0 0 0 0)',
+  height: '1px',
+  margin: '-1px',
+  overflow: 'hidden',
+  padding: 0,
+  position: 'absolute',
+  whiteSpace: 'nowrap',
+  width: '1px',
+} as const;
+
 export function ProfileMenu() {
   const { t } = useTranslation();
   const { user, logout } = useAuth();
@@ -28,12 +40,8 @@ export function ProfileMenu() {
   return (
     <>
       <Tooltip title={t('header.profile')}>
-        <IconButton
-          aria-label={t('header.profile')}
-          aria-haspopup="menu"
-          onClick={(e) => setAnchor(e.currentTarget)}
-          sx={{ p: 0.5 }}
-        >
+        <IconButton aria-haspopup="menu" onClick={(e) => setAnchor(e.currentTarget)} sx={{ p: 0.5 }}>
+          {/* The accessible name starts with the visible initials (WCAG 2.5.3 "label in name"). */}
           <Avatar
             sx={{
               width: 36,
@@ -45,6 +53,9 @@ export function ProfileMenu() {
           >
             {initials}
           </Avatar>
+          <Box component="span" sx={VISUALLY_HIDDEN}>
+            {t('header.profile')}
+          </Box>
         </IconButton>
       </Tooltip>
       <Menu

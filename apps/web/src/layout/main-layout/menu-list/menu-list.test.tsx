@@ -1,0 +1,166 @@
+import { DASHBOARD_MENU, type TMenuItem, ZDashboardMenuResponse } from '@perimeter/contracts';
+import { screen, within } from '@testing-library/react';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { fetchDashboardMenu, WRONG_SERVICES } from '../../../features/system/api/get-dashboard-menu.ts';
+import { makeUser, renderApp, signedIn } from '../../../test/render.tsx';
+import { splitForMoreItems } from '../horizontal/index.tsx';
+import { MenuList } from './index.tsx';
+import { MENU_ERRORS } from './menu-error.tsx';
+
+const auth = signedIn(makeUser());
+
+function renderMenu(items: TMenuItem[] | null, route = '/') {
+  return renderApp(<MenuList items={items} />, { route, auth });
+}
+
+/** Malformed data as it could come from the server: the type is checked at render time. */
+const bad = (item: Omit<TMenuItem, 'type'> & { type: string }) => item as unknown as TMenuItem;
+
+describe('menu renderer', () => {
+  it('renders the main navigation of the spec and highlights the current path', () => {
+    renderMenu([DASHBOARD_MENU], '/analytics');
+    for (const name of ['Home', 'New scan', 'Reports', 'Analytics', 'Account']) {
+      expect(screen.getByRole('link', { name })).toBeInTheDocument();
+    }
+    expect(screen.getByRole('button', { name: 'Events' })).toBeInTheDocument();
+    expect(screen.getByRole('link', { name: 'Analytics' })).toHaveAttribute('aria-current', 'page');
+    expect(screen.getByRole('link', { name: 'Home' })).not.toHaveAttribute('aria-current');
+    expect(screen.getByRole('link', { name: 'Account' })).toHaveAttribute('href', '/account/account-details');
+  });
+
+  it('opens the collapse that holds the current path', () => {
+    renderMenu([DASHBOARD_MENU], '/events/cve');
+    expect(screen.getByRole('button', { name: 'Events' })).toHaveAttribute('aria-expanded', 'true');
+    expect(screen.getByRole('link', { name: 'Known exploits (CVE)' })).toHaveAttribute(
+      'aria-current',
+      'page',
+    );
+  });
+
+  it('shows chips and opens external links in a new tab', () => {
+    renderMenu([
+      {
+        id: 'g',
+        title: 'Group',
+        type: 'group',
+        children: [
+          {
+            id: 'docs',
+            title: 'Docs',
+            type: 'item',
+            url: 'https://docs.example.org',
+            external: true,
+            chip: { label: 'New' },
+          },
+        ],
+      },
+    ]);
+    const link = screen.getByRole('link', { name: /Docs/ });
+    expect(link).toHaveAttribute('target', '_blank');
+    expect(link).toHaveAttribute('rel', expect.stringContaining('noopener'));
+    expect(within(link).getByText('New')).toBeInTheDocument();
+  });
+
+  it("reports a top-level entry that is not a group: 'Fix - Navigation Group'", () => {
+    renderMenu([{ id: 'x', title: 'Loose item', type: 'item', url: '/' }]);
+    expect(screen.getByRole('alert')).toHaveTextContent(MENU_ERRORS.navigationGroup);
+    expect(MENU_ERRORS.navigationGroup).toBe('Fix - Navigation Group');
+  });
+
+  it("reports an unknown child of a group: 'Fix - Group Collapse or Items'", () => {
+    renderMenu([
+      { id: 'g', title: 'G', type: 'group', children: [bad({ id: 'w', title: 'W', type: 'widget' })] },
+    ]);
+    expect(screen.getByRole('alert')).toHaveTextContent('Fix - Group Collapse or Items');
+  });
+
+  it("reports an unknown child of a collapse: 'Fix - Collapse or Item'", () => {
+    renderMenu(
+      [
+        {
+          id: 'g',
+          title: 'G',
+          type: 'group',
+          children: [
+            {
+              id: 'c',
+              title: 'C',
+              type: 'collapse',
+              children: [
+                { id: 'ok', title: 'Fine', type: 'item', url: '/c/ok' },
+                bad({ id: 'g2', title: 'Nested group', type: 'group' }),
+              ],
+            },
+          ],
+        },
+      ],
+      '/c/ok',
+    );
+    expect(screen.getByRole('alert')).toHaveTextContent('Fix - Collapse or Item');
+    expect(screen.getByRole('link', { name: 'Fine' })).toBeInTheDocument();
+  });
+
+  it("shows 'Menu Items Error' when there is no menu", () => {
+    renderMenu(null);
+    expect(screen.getByRole('alert')).toHaveTextContent('Menu Items Error');
+  });
+
+  it('folds entries past the set count into "More items"', () => {
+    const entries = DASHBOARD_MENU.children ?? [];
+    const { visible, more } = splitForMoreItems(entries, 4);
+    expect(visible.map((e) => e.id)).toEqual(['home', 'new-scan', 'reports', 'events']);
+    expect(more.map((e) => e.id)).toEqual(['analytics', 'account']);
+    expect(splitForMoreItems(entries, 10).more).toEqual([]);
+  });
+
+  it('the contracts menu validates against its own schema', () => {
+    expect(ZDashboardMenuResponse.safeParse({ dashboard: DASHBOARD_MENU }).success).toBe(true);
+  });
+});
+
+describe('menu-service client', () => {
+  afterEach(() => vi.unstubAllGlobals());
+
+  function stubLocation(href: string) {
+    const location = { href };
+    vi.stubGlobal('location', location);
+    vi.spyOn(window, 'location', 'get').mockReturnValue(location as unknown as Location);
+    return location;
+  }
+
+  it('returns the dashboard tree from the data envelope', async () => {
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => Response.json({ data: { dashboard: DASHBOARD_MENU } })),
+    );
+    await expect(fetchDashboardMenu('http://api.test/api')).resolves.toEqual({ dashboard: DASHBOARD_MENU });
+  });
+
+  it('redirects to /login on 401 and rejects with the response body', async () => {
+    const location = stubLocation('http://app.test/analytics');
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => Response.json({ detail: 'Sign in', code: 'unauthenticated' }, { status: 401 })),
+    );
+    await expect(fetchDashboardMenu('http://api.test/api')).rejects.toBe('Sign in');
+    expect(location.href).toBe('/login');
+  });
+
+  it('does not redirect when the address already contains /login', async () => {
+    const location = stubLocation('http://app.test/login');
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => new Response('', { status: 401 })),
+    );
+    await expect(fetchDashboardMenu('http://api.test/api')).rejects.toBe(WRONG_SERVICES);
+    expect(location.href).toBe('http://app.test/login');
+  });
+
+  it("rejects with 'Wrong Services' when the server cannot be reached", async () => {
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => Promise.reject(new TypeError('network'))),
+    );
+    await expect(fetchDashboardMenu('http://api.test/api')).rejects.toBe('Wrong Services');
+  });
+});
