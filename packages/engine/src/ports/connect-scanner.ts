@@ -1,7 +1,9 @@
 import net from 'node:net';
+import os from 'node:os';
+import { Worker } from 'node:worker_threads';
 import { AbortedError, Channel, RateLimiter } from '../lib/async.js';
 import { ScopeError, type ScopePolicy } from '../scope/scope-policy.js';
-import { rawConnect, tcpWrapBinding } from './raw-tcp.js';
+import { rawConnect, rawScan, tcpWrapBinding } from './raw-tcp.js';
 
 export interface ConnectScanOptions {
   /** Connections in flight at once for this host. */
@@ -12,6 +14,55 @@ export interface ConnectScanOptions {
   signal?: AbortSignal;
   /** Called after each port is settled (for progress). */
   onSettled?: (done: number, total: number) => void;
+  /**
+   * Worker threads for large lists (more than 4096 ports). Default 1 (the calling thread):
+   * on a busy machine more threads did not help (see docs/benchmarks.md).
+   */
+  threads?: number;
+}
+
+const WORKER_URL = new URL('./raw-scan-worker.mjs', import.meta.url);
+
+/** Splits a big scan over worker threads; each reports its open ports when done. */
+function scanWithWorkers(
+  address: string,
+  ports: readonly number[],
+  threads: number,
+  concurrency: number,
+  timeoutMs: number,
+  out: Channel<number>,
+  signal?: AbortSignal,
+): void {
+  const shares: number[][] = Array.from({ length: threads }, () => []);
+  for (const [i, p] of ports.entries()) shares[i % threads]?.push(p);
+  const workers = shares.map(
+    (share) =>
+      new Worker(WORKER_URL, {
+        workerData: {
+          address,
+          ports: share,
+          concurrency: Math.ceil(concurrency / threads),
+          timeoutMs,
+          ipv6: net.isIPv6(address),
+        },
+      }),
+  );
+  let remaining = workers.length;
+  const stopAll = (err?: Error) => {
+    for (const w of workers) void w.terminate();
+    signal?.removeEventListener('abort', onAbort);
+    out.close(err);
+  };
+  const onAbort = () => stopAll(new AbortedError());
+  signal?.addEventListener('abort', onAbort, { once: true });
+  for (const w of workers) {
+    w.once('message', (open: number[]) => {
+      for (const p of open) out.push(p);
+      void w.terminate();
+      if (--remaining === 0) stopAll();
+    });
+    w.once('error', (e) => stopAll(e));
+  }
 }
 
 /**
@@ -30,10 +81,34 @@ export function scanTcpPorts(
   const timeoutMs = options.timeoutMs ?? 1500;
   const limiter = new RateLimiter(options.ratePerSecond ?? 0);
   const out = new Channel<number>();
+  const binding = tcpWrapBinding();
+  const threads = Math.min(options.threads ?? 1, os.availableParallelism());
+  if (binding && threads > 1 && ports.length > 4096 && !options.ratePerSecond && !options.onSettled) {
+    if (options.signal?.aborted) out.close(new AbortedError());
+    else scanWithWorkers(address, ports, threads, concurrency, timeoutMs, out, options.signal);
+    return out;
+  }
+  if (binding && !options.ratePerSecond && !options.onSettled) {
+    // Fast path: no per-port bookkeeping beyond the connect request itself.
+    const scan = rawScan(
+      binding,
+      address,
+      ports,
+      { concurrency, timeoutMs, ipv6: net.isIPv6(address) },
+      (port) => out.push(port),
+      () => {
+        options.signal?.removeEventListener('abort', abortRaw);
+        out.close(options.signal?.aborted ? new AbortedError() : undefined);
+      },
+    );
+    const abortRaw = () => scan.cancel();
+    if (options.signal?.aborted) scan.cancel();
+    else options.signal?.addEventListener('abort', abortRaw, { once: true });
+    return out;
+  }
   type Attempt = { cancel(): void };
   const inFlight = new Map<Attempt, number>();
   const ipv6 = net.isIPv6(address);
-  const binding = tcpWrapBinding();
   let next = 0;
   let settled = 0;
   let finished = false;

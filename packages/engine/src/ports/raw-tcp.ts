@@ -10,7 +10,7 @@ interface TcpHandle {
   close(): void;
 }
 interface ConnectReq {
-  oncomplete: (status: number) => void;
+  oncomplete: (this: ConnectReq, status: number) => void;
   address: string;
   port: number;
 }
@@ -61,4 +61,89 @@ export function rawConnect(
   const err = ipv6 ? handle.connect6(req, address, port) : handle.connect(req, address, port);
   if (err) queueMicrotask(() => finish(false));
   return { cancel: () => finish(false) };
+}
+
+interface ScanReq extends ConnectReq {
+  handle: TcpHandle;
+  deadline: number;
+  settled: boolean;
+}
+
+export interface RawScan {
+  cancel(): void;
+}
+
+/**
+ * The whole connect loop on raw handles: one shared completion function, the request object
+ * as the only per-port allocation, one sweep timer for time-outs.
+ */
+export function rawScan(
+  binding: TcpWrapBinding,
+  address: string,
+  ports: readonly number[],
+  opts: { concurrency: number; timeoutMs: number; ipv6: boolean },
+  onOpen: (port: number) => void,
+  onDone: () => void,
+): RawScan {
+  const inFlight = new Set<ScanReq>();
+  let next = 0;
+  let settledCount = 0;
+  let finished = false;
+
+  const settle = (req: ScanReq, open: boolean) => {
+    if (req.settled) return;
+    req.settled = true;
+    inFlight.delete(req);
+    req.handle.close();
+    if (open) onOpen(req.port);
+    settledCount++;
+  };
+  const pump = () => {
+    if (finished) return;
+    while (inFlight.size < opts.concurrency && next < ports.length) {
+      const port = ports[next++] as number;
+      const handle = new binding.TCP(binding.constants.SOCKET);
+      const req = new binding.TCPConnectWrap() as ScanReq;
+      req.handle = handle;
+      req.settled = false;
+      req.address = address;
+      req.port = port;
+      req.deadline = Date.now() + opts.timeoutMs;
+      req.oncomplete = oncomplete;
+      const err = opts.ipv6 ? handle.connect6(req, address, port) : handle.connect(req, address, port);
+      if (err) {
+        req.settled = true;
+        handle.close();
+        settledCount++;
+        continue;
+      }
+      inFlight.add(req);
+    }
+    if (settledCount === ports.length) finish();
+  };
+  function oncomplete(this: ConnectReq, status: number): void {
+    settle(this as ScanReq, status === 0);
+    pump();
+  }
+  const finish = () => {
+    if (finished) return;
+    finished = true;
+    clearInterval(sweeper);
+    for (const req of inFlight) {
+      req.settled = true;
+      req.handle.close();
+    }
+    inFlight.clear();
+    onDone();
+  };
+  const sweeper = setInterval(
+    () => {
+      const now = Date.now();
+      for (const req of inFlight) if (req.deadline <= now) settle(req, false);
+      pump();
+    },
+    Math.min(250, Math.max(20, opts.timeoutMs / 4)),
+  );
+  pump();
+  return { cancel: finish };
 }
