@@ -40,6 +40,13 @@ export async function buildApp({ ctx, maintenance }: AppOptions): Promise<Fastif
     },
     requestIdHeader: false,
     bodyLimit: 1_048_576,
+    maxParamLength: 512,
+    // Errors the router raises before any route runs (malformed URLs, over-long parameters).
+    frameworkErrors: (err, _request, reply) => {
+      void reply
+        .status(err.statusCode && err.statusCode < 500 ? err.statusCode : 400)
+        .send({ detail: `Malformed request: ${err.message}`, code: 'validation_error' } satisfies TApiError);
+    },
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);

@@ -1,0 +1,108 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { client, createTestApp, newUserInput, PASSWORD, type TestApp } from './support/app.ts';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp({ RATE_LIMIT_AUTH_PER_MINUTE: '3' });
+});
+afterAll(async () => t?.close());
+
+describe('system endpoints', () => {
+  it('answers ping', async () => {
+    const res = await client(t.app).get('/main/ping');
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ data: { status: 'ok' } });
+    expect(res.headers['x-request-id']).toEqual(expect.any(String));
+  });
+
+  it('publishes OpenAPI and a browsable UI', async () => {
+    const doc = await t.app.inject({ method: 'GET', url: '/api/openapi.json' });
+    expect(doc.statusCode).toBe(200);
+    const paths = Object.keys(doc.json().paths);
+    expect(paths).toEqual(
+      expect.arrayContaining(['/users/auth/login/', '/users/token/refresh', '/main/ping']),
+    );
+    const ui = await t.app.inject({ method: 'GET', url: '/api/docs' });
+    expect([200, 302]).toContain(ui.statusCode);
+  });
+
+  it('answers unknown API paths with a JSON 404', async () => {
+    const res = await client(t.app).get('/no/such/thing');
+    expect(res.status).toBe(404);
+    expect(res.body).toMatchObject({
+      code: 'not_found',
+      detail: expect.stringContaining('/api/no/such/thing'),
+    });
+  });
+
+  it('sends security headers', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/api/main/ping' });
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+    expect(res.headers['content-security-policy']).toContain("default-src 'self'");
+  });
+});
+
+describe('maintenance mode', () => {
+  it('answers 503 with the operator message everywhere but ping and the status endpoint', async () => {
+    const off = await client(t.app).get('/main/message/maintenance_mode/');
+    expect(off.body).toEqual({ data: { maintenance_mode: false, message: null } });
+
+    await t.runtime.maintenance.set({ enabled: true, message: 'Upgrading the database until 04:00 UTC.' });
+    try {
+      const on = await client(t.app).get('/main/message/maintenance_mode/');
+      expect(on.body).toEqual({
+        data: { maintenance_mode: true, message: 'Upgrading the database until 04:00 UTC.' },
+      });
+      expect((await client(t.app).get('/main/ping')).status).toBe(200);
+      const blocked = await client(t.app).post('/users/auth/login/', {
+        email: 'a@example.com',
+        password: 'x',
+      });
+      expect(blocked.status).toBe(503);
+      expect(blocked.body).toEqual({
+        detail: 'Upgrading the database until 04:00 UTC.',
+        code: 'maintenance',
+      });
+    } finally {
+      await t.runtime.maintenance.set({ enabled: false, message: null });
+    }
+    expect(
+      (await client(t.app).post('/users/auth/login/', { email: 'a@example.com', password: 'x' })).status,
+    ).toBe(401);
+  });
+});
+
+describe('rate limits', () => {
+  it('limits login attempts per address and e-mail with a 429 and a detail', async () => {
+    const input = newUserInput();
+    await client(t.app).post('/users/auth/registration/', input);
+    const attempts = [];
+    for (let i = 0; i < 4; i += 1) {
+      attempts.push(
+        await client(t.app).post('/users/auth/login/', { email: input.email, password: `${PASSWORD}x` }),
+      );
+    }
+    expect(attempts.slice(0, 3).map((a) => a.status)).toEqual([401, 401, 401]);
+    expect(attempts[3]!.status).toBe(429);
+    expect(attempts[3]!.body).toMatchObject({
+      code: 'rate_limited',
+      detail: expect.stringMatching(/Too many requests/),
+    });
+    // Another address is not limited by the first one's attempts.
+    const other = await client(t.app).post('/users/auth/login/', {
+      email: 'other@example.com',
+      password: 'x',
+    });
+    expect(other.status).toBe(401);
+  });
+
+  it('limits password reset requests', async () => {
+    const statuses = [];
+    for (let i = 0; i < 4; i += 1) {
+      statuses.push(
+        (await client(t.app).post('/users/auth/password/reset/', { email: 'limit@example.com' })).status,
+      );
+    }
+    expect(statuses).toEqual([200, 200, 200, 429]);
+  });
+});
