@@ -18,27 +18,44 @@ function soaEmail(rname: string): string | null {
 }
 
 /** DNS records of a target domain kept for fingerprints and later stages; e-mails in SOA/DMARC. */
-async function* collectDomainRecords(ctx: StageContext, domain: string): AsyncGenerator<ScanEvent> {
+async function* collectDomainRecords(
+  ctx: StageContext,
+  domain: string,
+  answered: { count: number },
+): AsyncGenerator<ScanEvent, boolean> {
   const records: Record<string, string[]> = {};
-  const types = ['TXT', 'MX', 'NS', 'SOA', 'CAA'] as const;
-  for (const type of types) {
-    try {
-      const r = await ctx.resolver.query(domain, type, ctx.signal);
-      const answers = r.answers.filter((a) => a.type === type);
-      records[type] =
-        type === 'TXT'
-          ? txtValues(answers)
-          : answers.map((a) => {
-              const d = dataOf(a) as Record<string, unknown> | string;
-              if (typeof d === 'string') return d;
-              if (type === 'MX') return String(d.exchange);
-              if (type === 'SOA') return `${d.mname} ${d.rname}`;
-              return JSON.stringify(d);
-            });
-    } catch {
-      records[type] = [];
-    }
+  // One probe first: when the servers do not answer, the other queries would only time out.
+  try {
+    await ctx.resolver.query(domain, 'SOA', ctx.signal);
+    answered.count++;
+  } catch {
+    yield log('error', STAGE, `the DNS servers did not answer for ${domain}`, 'dns_unreachable', {
+      domain,
+      servers: ctx.resolver.servers.map((s) => `${s.host}:${s.port}`).join(','),
+    });
+    return false;
   }
+  const types = ['TXT', 'MX', 'NS', 'SOA', 'CAA'] as const;
+  await Promise.all(
+    types.map(async (type) => {
+      try {
+        const r = await ctx.resolver.query(domain, type, ctx.signal);
+        const answers = r.answers.filter((a) => a.type === type);
+        records[type] =
+          type === 'TXT'
+            ? txtValues(answers)
+            : answers.map((a) => {
+                const d = dataOf(a) as Record<string, unknown> | string;
+                if (typeof d === 'string') return d;
+                if (type === 'MX') return String(d.exchange);
+                if (type === 'SOA') return `${d.mname} ${d.rname}`;
+                return JSON.stringify(d);
+              });
+      } catch {
+        records[type] = [];
+      }
+    }),
+  );
   try {
     records.DMARC = txtValues((await ctx.resolver.query(`_dmarc.${domain}`, 'TXT', ctx.signal)).answers);
   } catch {
@@ -59,6 +76,7 @@ async function* collectDomainRecords(ctx: StageContext, domain: string): AsyncGe
     const asset = ctx.inventory.addEmail(email, source);
     if (asset) yield { type: 'asset', asset };
   }
+  return true;
 }
 
 /**
@@ -81,9 +99,11 @@ export function subdomainStage(): Stage {
       }
       if (d.wordlistFile) labels = [...new Set([...labels, ...loadWordlist(d.wordlistFile)])];
 
+      const answered = { count: 0 };
       for (const domain of domains) {
         ctx.inventory.addCandidate(domain, 'target');
-        yield* collectDomainRecords(ctx, domain);
+        const reachable = yield* collectDomainRecords(ctx, domain, answered);
+        if (!reachable) continue;
 
         const wildcard = await detectWildcard(ctx.resolver, domain, ctx.signal);
         ctx.inventory.wildcards.set(domain, wildcard);
@@ -138,7 +158,10 @@ export function subdomainStage(): Stage {
       }
 
       if (!labels.length) return;
-      const work = domains.flatMap((domain) => labels.map((l) => `${l}.${domain}`));
+      // Thousands of queries to servers that answer nothing would only time out.
+      if (answered.count === 0) return;
+      const reachableDomains = domains.filter((dom) => ctx.inventory.dnsRecords.has(dom));
+      const work = reachableDomains.flatMap((domain) => labels.map((l) => `${l}.${domain}`));
       const progress = new ProgressTracker(STAGE, work.length);
       let done = 0;
       const found = mapConcurrent(

@@ -1,0 +1,73 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import type { Lab } from '@perimeter/lab';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ScanEvent } from '../src/pipeline/events.js';
+import { REPO_ROOT, startTestLab } from './helpers.js';
+
+const run = promisify(execFile);
+const BIN = path.join(REPO_ROOT, 'packages/engine/bin/perimeter-scan.mjs');
+
+let lab: Lab;
+beforeAll(async () => {
+  lab = await startTestLab(48);
+});
+afterAll(async () => {
+  await lab.stop();
+});
+
+describe('perimeter-scan CLI', () => {
+  it('prints usage', async () => {
+    const { stdout } = await run(process.execPath, [BIN, '--help'], { cwd: REPO_ROOT });
+    expect(stdout).toContain('usage: perimeter-scan <target...>');
+  });
+
+  it('rejects unknown options with status 2', async () => {
+    await expect(
+      run(process.execPath, [BIN, 'acme.test', '--bogus'], { cwd: REPO_ROOT }),
+    ).rejects.toMatchObject({ code: 2 });
+  });
+
+  it('scans the lab and writes JSON lines, progress on stderr', async () => {
+    const port = lab.portMap[80] ?? 80;
+    const { stdout, stderr } = await run(
+      process.execPath,
+      [
+        BIN,
+        'acme.test',
+        '--dns-server',
+        `${lab.dns.host}:${lab.dns.port}`,
+        '--ports',
+        `${port},22`,
+        '--allow-private',
+        '--allow',
+        '127.0.0.0/8',
+        '--no-bruteforce',
+        '--json',
+      ],
+      { cwd: REPO_ROOT, timeout: 60_000 },
+    );
+    const events = stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as ScanEvent);
+    expect(events.at(-1)?.type).toBe('summary');
+    expect(events).toContainEqual(
+      expect.objectContaining({
+        type: 'asset',
+        asset: expect.objectContaining({ kind: 'technology', name: 'Nginx', version: '1.14.0' }),
+      }),
+    );
+    expect(stderr).toContain('[ports]');
+  }, 60_000);
+
+  it('prints a table without --json', async () => {
+    const { stdout } = await run(
+      process.execPath,
+      [BIN, lab.address(16), '--ports', '22', '--allow-private', '--allow', '127.0.0.0/8'],
+      { cwd: REPO_ROOT, timeout: 60_000 },
+    );
+    expect(stdout).toMatch(/SERVICES \(1\)\n\s+127\.0\.48\.16:22\s+ssh OpenSSH 7\.2p2/);
+  }, 60_000);
+});
