@@ -8,7 +8,7 @@ import fastifyStatic from '@fastify/static';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TApiError } from '@perimeter/contracts';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { AppError } from '../lib/errors.ts';
 import { authRoutes } from '../modules/auth/auth-routes.ts';
@@ -43,9 +43,8 @@ export async function buildApp({ ctx, maintenance }: AppOptions): Promise<Fastif
     maxParamLength: 512,
     // Errors the router raises before any route runs (malformed URLs, over-long parameters).
     frameworkErrors: (err, _request, reply) => {
-      void reply
-        .status(err.statusCode && err.statusCode < 500 ? err.statusCode : 400)
-        .send({ detail: `Malformed request: ${err.message}`, code: 'validation_error' } satisfies TApiError);
+      const body: TApiError = { detail: `Malformed request: ${err.message}`, code: 'validation_error' };
+      void (reply as FastifyReply).status(400).send(body);
     },
   });
   app.setValidatorCompiler(validatorCompiler);

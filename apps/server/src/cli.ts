@@ -1,0 +1,83 @@
+/**
+ * Operator commands: `npm run cli -- <command>` from the repository root.
+ * They use the same configuration as the server (DATABASE_URL, or the embedded database under
+ * PERIMETER_DATA_DIR, joined when the product is running).
+ */
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig } from './lib/config/index.ts';
+import { createLogger } from './lib/logger.ts';
+import { listRecentMail } from './modules/mail/mail-repo.ts';
+import { openRuntime, type Runtime } from './server/runtime.ts';
+
+const USAGE = `Usage: npm run cli -- <command>
+
+  maintenance on [--message "<html>"]   answer 503 with the message on every API route but ping
+  maintenance off                       end maintenance mode
+  maintenance status                    print the current state
+  mail outbox [--limit N]               print the latest mails (their links included)
+`;
+
+type Command = (runtime: Runtime, args: string[]) => Promise<void>;
+
+const commands: Record<string, Command> = {
+  async maintenance(runtime, args) {
+    const { positionals, values } = parseArgs({
+      args,
+      allowPositionals: true,
+      options: { message: { type: 'string' } },
+    });
+    const [action = 'status'] = positionals;
+    if (action === 'on') {
+      await runtime.maintenance.set({ enabled: true, message: values.message ?? null });
+    } else if (action === 'off') {
+      await runtime.maintenance.set({ enabled: false, message: null });
+    } else if (action !== 'status') {
+      throw new UsageError(`Unknown maintenance action "${action}".`);
+    }
+    const state = await runtime.maintenance.get();
+    console.log(
+      `maintenance mode: ${state.enabled ? 'on' : 'off'}${state.message ? ` — ${state.message}` : ''}`,
+    );
+  },
+  async mail(runtime, args) {
+    const { positionals, values } = parseArgs({
+      args,
+      allowPositionals: true,
+      options: { limit: { type: 'string' } },
+    });
+    if (positionals[0] !== 'outbox') throw new UsageError('Only "mail outbox" exists.');
+    const rows = await listRecentMail(runtime.ctx.db, Number(values.limit ?? 10));
+    for (const row of rows.reverse()) {
+      console.log(
+        `--- ${row.createdAt.toISOString()} to ${row.to} [${row.status}] ${row.subject}\n${row.text}`,
+      );
+    }
+  },
+};
+
+class UsageError extends Error {}
+
+async function main() {
+  const [name, ...args] = process.argv.slice(2);
+  const command = name ? commands[name] : undefined;
+  if (!command) {
+    console.error(name ? `Unknown command "${name}".\n\n${USAGE}` : USAGE);
+    process.exit(64);
+  }
+  const config = loadConfig();
+  const runtime = await openRuntime(config, createLogger('warn'));
+  try {
+    await command(runtime, args);
+  } finally {
+    await runtime.close();
+  }
+}
+
+main().catch((err) => {
+  if (err instanceof UsageError) {
+    console.error(`${err.message}\n\n${USAGE}`);
+    process.exit(64);
+  }
+  console.error(err instanceof ConfigError ? err.message : err);
+  process.exit(1);
+});

@@ -1,0 +1,92 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { fallbackClusterDir, findFreePort } from '../src/db/embedded.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '../../..');
+const children: ChildProcess[] = [];
+let dataDir: string;
+
+/** Starts the product exactly as `npm start` does, with nothing in the environment but where to listen. */
+async function startProduct(port: number) {
+  const child = spawn(process.execPath, [path.join(ROOT, 'scripts/start.mjs')], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: String(port), PERIMETER_DATA_DIR: dataDir },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let output = '';
+  child.stdout?.on('data', (c) => {
+    output += c;
+  });
+  child.stderr?.on('data', (c) => {
+    output += c;
+  });
+  const started = Date.now();
+  for (;;) {
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/api/main/ping`);
+      if (res.ok) return { child, seconds: (Date.now() - started) / 1000, output: () => output };
+    } catch {
+      // not listening yet
+    }
+    if (child.exitCode !== null) throw new Error(`the product exited (${child.exitCode}):\n${output}`);
+    if (Date.now() - started > 30_000) throw new Error(`no ping within 30 s:\n${output}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+async function stop(child: ChildProcess) {
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+afterAll(async () => {
+  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+  if (dataDir) {
+    await rm(path.dirname(dataDir), { recursive: true, force: true });
+    // The temporary folder is 0700, so as root the cluster went to the fallback place.
+    await rm(fallbackClusterDir(dataDir), { recursive: true, force: true });
+  }
+});
+
+describe('npm start', () => {
+  it('runs from an empty data directory, answers ping within 30 s, and reuses its data on a second start', async () => {
+    dataDir = path.join(await mkdtemp(path.join(os.tmpdir(), 'perimeter-start-')), 'data');
+    const port = await findFreePort();
+    const first = await startProduct(port);
+    expect(first.seconds).toBeLessThan(30);
+    expect(first.output()).toContain(`Perimeter listening on http://127.0.0.1:${port}`);
+    expect(existsSync(path.join(dataDir, 'secrets.json'))).toBe(true);
+
+    const email = `restart-${process.pid}@example.com`;
+    const body = {
+      first_name: 'Re',
+      last_name: 'Start',
+      company: 'Co',
+      email,
+      password1: 'restart passphrase',
+      password2: 'restart passphrase',
+    };
+    const reg = await fetch(`http://127.0.0.1:${port}/api/users/auth/registration/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    expect(reg.status).toBe(201);
+    await stop(first.child);
+
+    const second = await startProduct(port);
+    const login = await fetch(`http://127.0.0.1:${port}/api/users/auth/login/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email, password: 'restart passphrase' }),
+    });
+    expect(login.status).toBe(200);
+    await stop(second.child);
+  }, 120_000);
+});

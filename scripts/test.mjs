@@ -1,0 +1,56 @@
+#!/usr/bin/env node
+// `npm test`: the whole suite.
+//  1. every Vitest project (unit, integration on the embedded PostgreSQL, engine against the lab);
+//  2. the server suite again on an external PostgreSQL when PERIMETER_TEST_EXTERNAL_DATABASE_URL is
+//     set (CI sets it to Debian's PostgreSQL 15; with CI=true it must be set);
+//  3. the browser journeys (Playwright in Debian's Chromium) when the web app defines them.
+// It ends with one line `N passed, N failed, N skipped` over all phases.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const reportDir = path.join(root, '.tmp/test-reports');
+rmSync(reportDir, { recursive: true, force: true });
+mkdirSync(reportDir, { recursive: true });
+const isCi = process.env.CI === 'true';
+const totals = { passed: 0, failed: 0, skipped: 0 };
+const failedPhases = [];
+
+function vitest(phase, args, env = {}) {
+  console.log(`\n=== ${phase} ===`);
+  const report = path.join(reportDir, `${phase.replace(/\W+/g, '-')}.json`);
+  const result = spawnSync(
+    'npx',
+    ['vitest', 'run', ...args, '--reporter=default', '--reporter=json', `--outputFile.json=${report}`],
+    { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } },
+  );
+  if (existsSync(report)) {
+    const json = JSON.parse(readFileSync(report, 'utf8'));
+    totals.passed += json.numPassedTests;
+    totals.failed += json.numFailedTests;
+    totals.skipped += json.numPendingTests + json.numTodoTests;
+  }
+  if (result.status !== 0) failedPhases.push(phase);
+}
+
+vitest('all projects', []);
+
+const externalUrl = process.env.PERIMETER_TEST_EXTERNAL_DATABASE_URL;
+if (externalUrl) {
+  vitest('server on external PostgreSQL', ['--project', 'server'], { DATABASE_URL: externalUrl });
+} else if (isCi) {
+  console.error(
+    'CI=true but PERIMETER_TEST_EXTERNAL_DATABASE_URL is not set: the external-PostgreSQL run cannot be skipped in CI.',
+  );
+  failedPhases.push('server on external PostgreSQL');
+  totals.failed += 1;
+}
+
+const e2eConfig = path.join(root, 'apps/web/e2e/vitest.config.ts');
+if (existsSync(e2eConfig)) vitest('browser journeys', ['--config', e2eConfig]);
+
+console.log(`\nPhases failed: ${failedPhases.length ? failedPhases.join(', ') : 'none'}`);
+console.log(`${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
+process.exit(failedPhases.length ? 1 : 0);
