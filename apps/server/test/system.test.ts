@@ -35,6 +35,21 @@ describe('system endpoints', () => {
     });
   });
 
+  it('serves the menu to signed-in users only', async () => {
+    expect((await client(t.app).get('/menu/dashboard')).status).toBe(401);
+    const input = newUserInput();
+    await client(t.app).post('/users/auth/registration/', input);
+    const login = await client(t.app).post<{ data: { access: string } }>('/users/auth/login/', {
+      email: input.email,
+      password: PASSWORD,
+    });
+    const menu = await client(t.app, login.body.data.access).get<{ data: { dashboard: { type: string } } }>(
+      '/menu/dashboard',
+    );
+    expect(menu.status).toBe(200);
+    expect(menu.body.data.dashboard.type).toBe('group');
+  });
+
   it('sends security headers', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/api/main/ping' });
     expect(res.headers['x-content-type-options']).toBe('nosniff');

@@ -1,4 +1,10 @@
-import { dataEnvelope, ZMaintenanceResponse, ZPingResponse } from '@perimeter/contracts';
+import {
+  DASHBOARD_MENU,
+  dataEnvelope,
+  ZDashboardMenuResponse,
+  ZMaintenanceResponse,
+  ZPingResponse,
+} from '@perimeter/contracts';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { type MaintenanceState, maintenanceStatus } from './system-service.ts';
@@ -18,5 +24,16 @@ export async function systemRoutes(app: FastifyInstance, { maintenance }: { main
       response: { 200: dataEnvelope(ZMaintenanceResponse) },
     },
     handler: async () => ({ data: await maintenanceStatus(maintenance) }),
+  });
+
+  r.get('/menu/dashboard', {
+    onRequest: [app.requireUser],
+    schema: {
+      operationId: 'getDashboardMenu',
+      tags: ['system'],
+      security: [{ bearer: [] }],
+      response: { 200: dataEnvelope(ZDashboardMenuResponse) },
+    },
+    handler: async () => ({ data: { dashboard: DASHBOARD_MENU } }),
   });
 }
