@@ -148,4 +148,20 @@ describe('pluggable stages', () => {
       ),
     ).toBe(true);
   });
+
+  it('applies the subdomain and host limits and says so', async () => {
+    const r = await collectScan(
+      scan('acme.test', {
+        ...labScanConfig(lab),
+        discovery: { wordlistLimit: 60, axfr: false },
+        limits: { maxSubdomains: 4, maxHosts: 2 },
+      }),
+    );
+    expect(r.assets.filter((a) => a.kind === 'subdomain')).toHaveLength(4);
+    expect(r.assets.filter((a) => a.kind === 'ip')).toHaveLength(2);
+    const codes = r.events.flatMap((e) => (e.type === 'log' && e.code ? [e.code] : []));
+    expect(codes).toContain('subdomain_limit');
+    expect(codes).toContain('host_limit');
+    expect(r.summary?.skippedHosts.some((h) => h.reason === 'host limit 2 reached')).toBe(true);
+  });
 });

@@ -88,7 +88,7 @@ export function scanTcpPorts(
     else scanWithWorkers(address, ports, threads, concurrency, timeoutMs, out, options.signal);
     return out;
   }
-  if (binding && !options.ratePerSecond && !options.onSettled) {
+  if (binding && !options.ratePerSecond) {
     // Fast path: no per-port bookkeeping beyond the connect request itself.
     const scan = rawScan(
       binding,
@@ -100,6 +100,7 @@ export function scanTcpPorts(
         options.signal?.removeEventListener('abort', abortRaw);
         out.close(options.signal?.aborted ? new AbortedError() : undefined);
       },
+      options.onSettled,
     );
     const abortRaw = () => scan.cancel();
     if (options.signal?.aborted) scan.cancel();

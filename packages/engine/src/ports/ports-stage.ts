@@ -50,6 +50,7 @@ async function scanHost(
   ip: string,
   ports: number[],
   useNmap: string | null,
+  onSettled: (done: number) => void,
 ): Promise<ServiceInfo[]> {
   const p = ctx.config.ports ?? {};
   if (useNmap) return runNmap(ctx.policy, ip, ports, { path: useNmap, signal: ctx.signal });
@@ -59,6 +60,7 @@ async function scanHost(
     timeoutMs: p.connectTimeoutMs ?? 1500,
     ratePerSecond: p.ratePerHost ?? 0,
     signal: ctx.signal,
+    onSettled,
   })) {
     open.push(port);
   }
@@ -95,23 +97,32 @@ export async function* scanPendingHosts(ctx: StageContext, stage: string): Async
     if (isNmapAvailable(path)) useNmap = path;
     else yield log('warn', stage, 'nmap is not installed; using the built-in scanner', 'nmap_missing');
   }
-  const progress = new ProgressTracker(stage, ips.length);
-  let done = 0;
+  // Progress counts ports settled over all hosts, so a long scan of one host still shows
+  // progress (and the watchdog sees the stage is alive).
+  const progress = new ProgressTracker(stage, ips.length * ports.length, 1000);
+  const settledPerHost = new Map<string, number>();
+  let settledTotal = 0;
   const events = new Channel<ScanEvent>();
+  const onSettled = (ip: string) => (n: number) => {
+    settledTotal += n - (settledPerHost.get(ip) ?? 0);
+    settledPerHost.set(ip, n);
+    const pe = progress.tick(settledTotal);
+    if (pe) events.push(pe);
+  };
   const work = (async () => {
     for await (const [ip, result] of mapConcurrent(
       ips,
       p.hostConcurrency ?? 4,
       async (ip): Promise<[string, ServiceInfo[] | Error]> => {
         try {
-          return [ip, await scanHost(ctx, ip, ports, useNmap)];
+          return [ip, await scanHost(ctx, ip, ports, useNmap, onSettled(ip))];
         } catch (e) {
           return [ip, e as Error];
         }
       },
       ctx.signal,
     )) {
-      done++;
+      onSettled(ip)(ports.length);
       if (result instanceof Error) {
         events.push(
           log('warn', stage, `port scan of ${ip} failed: ${result.message}`, 'port_scan_failed', {
@@ -128,8 +139,6 @@ export async function* scanPendingHosts(ctx: StageContext, stage: string): Async
           if (tech && ctx.inventory.addTechnology(tech)) events.push({ type: 'asset', asset: tech });
         }
       }
-      const pe = progress.tick(done);
-      if (pe) events.push(pe);
     }
   })();
   work.then(

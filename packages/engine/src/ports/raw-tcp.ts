@@ -84,6 +84,7 @@ export function rawScan(
   opts: { concurrency: number; timeoutMs: number; ipv6: boolean },
   onOpen: (port: number) => void,
   onDone: () => void,
+  onSettled?: (done: number, total: number) => void,
 ): RawScan {
   const inFlight = new Set<ScanReq>();
   let next = 0;
@@ -97,6 +98,7 @@ export function rawScan(
     req.handle.close();
     if (open) onOpen(req.port);
     settledCount++;
+    onSettled?.(settledCount, ports.length);
   };
   const pump = () => {
     if (finished) return;
