@@ -7,7 +7,7 @@ import {
   recoveryCodes,
   refreshTokens,
   users,
-} from '../../db/schema.ts';
+} from '../../db/schema/index.ts';
 
 export type UserRow = typeof users.$inferSelect;
 export type NewUserRow = typeof users.$inferInsert;

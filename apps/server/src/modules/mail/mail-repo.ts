@@ -1,6 +1,6 @@
 import { desc, eq } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.ts';
-import { mailOutbox } from '../../db/schema.ts';
+import { mailOutbox } from '../../db/schema/index.ts';
 
 export type OutboxRow = typeof mailOutbox.$inferSelect;
 export type NewOutboxRow = typeof mailOutbox.$inferInsert;

@@ -1,6 +1,6 @@
 import { eq, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.ts';
-import { systemSettings } from '../../db/schema.ts';
+import { systemSettings } from '../../db/schema/index.ts';
 
 export async function getSetting<T>(db: DbOrTx, key: string): Promise<T | undefined> {
   const [row] = await db.select().from(systemSettings).where(eq(systemSettings.key, key)).limit(1);
