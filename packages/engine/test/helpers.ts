@@ -25,7 +25,7 @@ export function startTestLab(octet: number, hostileRecords = false): Promise<Lab
 
 /** The scan configuration the lab tests use: lab DNS, loopback only, the lab's ports. */
 export function labScanConfig(lab: Lab, extra: Partial<ScanConfig> = {}): ScanConfig {
-  const ports = [...new Set([...Object.values(lab.portMap), 23, 3389, 8443])].sort((a, b) => a - b);
+  const ports = [...new Set([...Object.values(lab.portMap), 23, 3389])].sort((a, b) => a - b);
   return {
     dns: { servers: [`${lab.dns.host}:${lab.dns.port}`], timeoutMs: 1000, retries: 1 },
     scope: { allowPrivate: true, allow: ['127.0.0.0/8'] },

@@ -25,7 +25,10 @@ export const DEFAULT_SUBNET = '127.0.1';
 export const DEFAULT_DNS_HOST = '127.0.0.1';
 export const DEFAULT_DNS_PORT = 5300;
 
-/** Used when the process may not bind ports below 1024. */
+/**
+ * Used when the process may not bind ports below 1024 (all low ports move), or when a usual
+ * port is already taken by another program listening on every address (that port moves).
+ */
 export const FALLBACK_PORTS: Record<number, number> = {
   21: 2121,
   22: 2222,
@@ -34,6 +37,10 @@ export const FALLBACK_PORTS: Record<number, number> = {
   110: 1110,
   143: 1143,
   443: 8443,
+  3000: 13000,
+  3306: 13306,
+  6379: 16379,
+  8080: 18080,
 };
 
 export const LAB_HOSTS: LabHost[] = [

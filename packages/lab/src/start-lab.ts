@@ -96,7 +96,7 @@ export async function startLab(options: StartLabOptions = {}): Promise<Lab> {
   const disabled = new Set<string>();
   const isPlanted = (id: string) => !disabled.has(id);
   const useFallback = options.lowPorts === 'fallback' || !(await canBindLowPort(address(1)));
-  const portFor = (usual: number) => (useFallback ? (FALLBACK_PORTS[usual] ?? usual) : usual);
+  const portFor = (usual: number) => (useFallback && usual < 1024 ? (FALLBACK_PORTS[usual] ?? usual) : usual);
 
   const servers: net.Server[] = [];
   const sockets = new Set<net.Socket>();
@@ -129,8 +129,23 @@ export async function startLab(options: StartLabOptions = {}): Promise<Lab> {
           sockets.add(s);
           s.once('close', () => sockets.delete(s));
         });
-        const port = portFor(svc.port);
-        await listen(server, port, address(host.octet));
+        // A port moved once (taken on every address by another program) stays moved.
+        let port = portMap[svc.port] ?? portFor(svc.port);
+        try {
+          await listen(server, port, address(host.octet));
+        } catch (err) {
+          const alt = FALLBACK_PORTS[svc.port];
+          if (
+            (err as NodeJS.ErrnoException).code !== 'EADDRINUSE' ||
+            portMap[svc.port] !== undefined ||
+            !alt ||
+            alt === port
+          ) {
+            throw err;
+          }
+          port = alt;
+          await listen(server, port, address(host.octet));
+        }
         servers.push(server);
         portMap[svc.port] = port;
         services.push({
@@ -149,7 +164,7 @@ export async function startLab(options: StartLabOptions = {}): Promise<Lab> {
     throw err;
   }
 
-  const ctPort = portFor(80);
+  const ctPort = portMap[80] ?? portFor(80);
   return {
     subnet,
     dns: { host: dnsHost, port: dns.port },

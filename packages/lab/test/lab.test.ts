@@ -203,3 +203,22 @@ describe('fallback ports', () => {
     }
   });
 });
+
+describe('a usual port taken by another program', () => {
+  it('moves that port to its fallback and says so in portMap and expected()', async () => {
+    const blocker = net.createServer();
+    await new Promise<void>((r) => blocker.listen(3000, '127.0.62.12', () => r()));
+    const moved = await startLab({ subnet: '127.0.62', dnsPort: 0 });
+    try {
+      expect(moved.portMap[3000]).toBe(FALLBACK_PORTS[3000]);
+      expect(moved.expected().assets.urls).toContainEqual(
+        expect.objectContaining({ url: 'http://grafana.acme.test:13000/' }),
+      );
+      const r = await get(moved.address(12), 13000, '/login');
+      expect(r.body).toContain('grafanaBootData');
+    } finally {
+      await moved.stop();
+      await new Promise<void>((r) => blocker.close(() => r()));
+    }
+  });
+});
