@@ -124,7 +124,7 @@ describe('HTTP probe', () => {
 describe('nmap adapter', () => {
   it('parses nmap XML into the scanner result type', () => {
     const xml = `<?xml version="1.0"?><nmaprun><host><status state="up"/><address addr="192.0.2.5" addrtype="ipv4"/>
-      <ports><port protocol="tcp" portid="22"><state state="open"/><service name="ssh" product="OpenSSH" version="7.2p2 Ubuntu 4ubuntu2.10"/></port>
+      <ports><port protocol="tcp" portid="22"><state state="open"/><service name="ssh" product="OpenSSH" version="7.2p2 Ubuntu 4ubuntu2.10"><cpe>cpe:/a:openbsd:openssh:7.2p2</cpe><cpe>cpe:/o:linux:linux_kernel</cpe></service></port>
       <port protocol="tcp" portid="443"><state state="open"/><service name="http" product="nginx" version="1.14.0" tunnel="ssl"/></port>
       <port protocol="tcp" portid="25"><state state="closed"/><service name="smtp"/></port></ports></host></nmaprun>`;
     expect(parseNmapXml(xml)).toEqual([
@@ -136,7 +136,9 @@ describe('nmap adapter', () => {
         service: 'ssh',
         tls: false,
         product: 'OpenSSH',
-        version: '7.2p2 Ubuntu 4ubuntu2.10',
+        version: '7.2p2',
+        tech: 'OpenSSH',
+        cpe: 'cpe:2.3:a:openbsd:openssh:7.2p2:*:*:*:*:*:*:*',
       },
       {
         ip: '192.0.2.5',
@@ -157,7 +159,14 @@ describe('nmap adapter', () => {
     async () => {
       const result = await runNmap(policy, ip(16), [port(22), 23]);
       expect(result).toHaveLength(1);
-      expect(result[0]).toMatchObject({ port: port(22), service: 'ssh', product: 'OpenSSH', source: 'nmap' });
+      expect(result[0]).toMatchObject({
+        port: port(22),
+        service: 'ssh',
+        product: 'OpenSSH',
+        version: '7.2p2',
+        tech: 'OpenSSH',
+        source: 'nmap',
+      });
     },
     60_000,
   );

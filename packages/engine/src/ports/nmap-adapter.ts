@@ -39,6 +39,36 @@ interface XmlService {
   '@_product'?: string;
   '@_version'?: string;
   '@_tunnel'?: string;
+  cpe?: string | string[];
+}
+
+// nmap product names → the technology names the fingerprints and CVE matching use.
+const NMAP_TECH: [RegExp, string][] = [
+  [/^OpenSSH/, 'OpenSSH'],
+  [/^Dropbear/, 'Dropbear'],
+  [/^vsftpd/i, 'vsftpd'],
+  [/^ProFTPD/, 'ProFTPD'],
+  [/^Exim/, 'Exim'],
+  [/^Postfix/, 'Postfix'],
+  [/^Dovecot/, 'Dovecot'],
+  [/^Redis/, 'Redis'],
+  [/^MySQL/, 'MySQL'],
+  [/^MariaDB/, 'MariaDB'],
+  [/^PostgreSQL/, 'PostgreSQL'],
+  [/^MongoDB/, 'MongoDB'],
+  [/^Memcached/i, 'Memcached'],
+];
+
+/** nmap's CPE 2.2 URI (`cpe:/a:openbsd:openssh:7.2p2`) as a CPE 2.3 name. */
+export function cpe23FromUri(uri: string): string | undefined {
+  const m = /^cpe:\/([aho]):(.*)$/.exec(uri.trim());
+  if (!m) return undefined;
+  const parts = (m[2] ?? '').split(':');
+  while (parts.length < 10) parts.push('*');
+  return `cpe:2.3:${m[1]}:${parts
+    .slice(0, 10)
+    .map((p) => p || '*')
+    .join(':')}`;
 }
 interface XmlPort {
   '@_protocol'?: string;
@@ -82,14 +112,23 @@ export function parseNmapXml(xml: string): ServiceInfo[] {
         source: 'nmap',
         ...mapped,
       };
-      // Same technology naming as the built-in recogniser for HTTP servers.
+      // nmap's versions carry distribution suffixes ("7.2p2 Ubuntu 4ubuntu2.10").
+      if (info.version) info.version = info.version.split(' ')[0];
+      // Same technology naming as the built-in recogniser.
       if ((info.service === 'http' || info.service === 'https') && info.product) {
         const r = recogniseServerHeader(
           `${info.product.replace(/ httpd$/, '')}/${info.version ?? ''}`,
           info.service,
         );
         if (r.tech) info.tech = r.tech;
+      } else if (info.product) {
+        const tech = NMAP_TECH.find(([re]) => re.test(info.product ?? ''))?.[1];
+        if (tech) info.tech = tech;
       }
+      const cpe = asArray(p.service?.cpe)
+        .map(cpe23FromUri)
+        .find((c) => c?.startsWith('cpe:2.3:a:'));
+      if (cpe) info.cpe = cpe;
       out.push(info);
     }
   }
