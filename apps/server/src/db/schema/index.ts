@@ -1,2 +1,5 @@
 // One file per area; drizzle-kit reads them all through this index.
 export * from './identity.ts';
+export * from './schedules.ts';
+export * from './notifications.ts';
+export * from './reports.ts';
