@@ -155,12 +155,15 @@ async function main(): Promise<void> {
     );
     say('');
     say('Port scan:');
+    say('');
     await portScanBench(address(18));
     say('');
     say('HTTP probe:');
+    say('');
     await httpBench(address(10), lab.portMap[80] ?? 80);
     say('');
     say('Whole scan:');
+    say('');
     await scanBench(lab);
   } finally {
     labProcess.kill('SIGTERM');

@@ -1,3 +1,4 @@
+import dgram from 'node:dgram';
 import net from 'node:net';
 import tls from 'node:tls';
 import type { Lab } from '@perimeter/lab';
@@ -10,6 +11,7 @@ import { type Collected, collectScan } from './scan-events.js';
 let lab: Lab;
 let result: Collected;
 const contacted: string[] = [];
+const datagrams: string[] = [];
 
 beforeAll(async () => {
   lab = await startTestLab(45, true);
@@ -26,6 +28,15 @@ beforeAll(async () => {
   vi.spyOn(proto, 'connect6').mockImplementation(function (this: typeof proto, req, address, port) {
     contacted.push(`[${address}]:${port}`);
     return origConnect6.call(this, req, address, port);
+  });
+  const origSend = dgram.Socket.prototype.send;
+  vi.spyOn(dgram.Socket.prototype, 'send').mockImplementation(function (
+    this: dgram.Socket,
+    ...args: unknown[]
+  ) {
+    // send(msg, port, address, callback): record where DNS packets go.
+    datagrams.push(`${String(args[2])}:${String(args[1])}`);
+    return (origSend as (...a: unknown[]) => void).apply(this, args);
   });
   const netConnect = vi.spyOn(net, 'connect');
   const tlsConnect = vi.spyOn(tls, 'connect');
@@ -75,6 +86,10 @@ describe('scope policy in the pipeline', () => {
     expect(contacted.some((c) => c.startsWith(`${lab.address(25)}:`))).toBe(true);
     const outside = contacted.filter((c) => !c.startsWith('127.'));
     expect(outside).toEqual([]);
+    // UDP went only to the configured DNS server (and the lab's answers back to the resolver).
+    expect(datagrams.length).toBeGreaterThan(100);
+    expect(datagrams).toContain(`${lab.dns.host}:${lab.dns.port}`);
+    expect(datagrams.filter((d) => !d.startsWith('127.0.0.1:'))).toEqual([]);
   });
 
   it('with the default policy, even the loopback lab is refused', async () => {

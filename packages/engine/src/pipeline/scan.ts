@@ -150,7 +150,12 @@ export async function* scan(
   const inventory = new Inventory();
   const domains = targets.flatMap((t) => (t.type === 'domain' ? [t.domain] : []));
   const peers = new Set(targets.flatMap((t) => (t.type === 'peer' ? [t.address] : [])));
-  const networks = targets.flatMap((t) => (t.type === 'network' ? [t.cidr] : []));
+  const networks = new ScopePolicy({
+    allowPrivate: true,
+    allow: targets.flatMap((t) => (t.type === 'network' ? [t.cidr] : [])),
+    deny: [],
+  });
+  const hasNetworks = targets.some((t) => t.type === 'network');
   const resolveHost = async (host: string) => {
     const known = inventory.addressesOf(host);
     return known?.length ? known : (await resolver.resolveHost(host, scanSignal)).addresses;
@@ -164,9 +169,7 @@ export async function* scan(
     const host = h.toLowerCase().replace(/^\[|\]$/g, '');
     if (net.isIP(host)) {
       if (peers.has(host) || inventory.ips.has(host)) return true;
-      return networks.some((cidr) =>
-        new ScopePolicy({ allowPrivate: true, allow: [cidr], deny: [] }).isAllowed(host),
-      );
+      return hasNetworks && networks.isAllowed(host);
     }
     return domains.some((d) => isWithinDomain(host, d));
   };
