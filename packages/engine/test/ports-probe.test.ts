@@ -155,7 +155,7 @@ describe('nmap adapter', () => {
   });
 
   it.runIf(isNmapAvailable())(
-    'runs nmap -sT -sV against a lab host',
+    'runs nmap -sT -sV against a lab host (skipped when nmap is not installed)',
     async () => {
       const result = await runNmap(policy, ip(16), [port(22), 23]);
       expect(result).toHaveLength(1);
