@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import * as OTPAuth from 'otpauth';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   CHROMIUM,
   CHROMIUM_ARGS,
@@ -63,7 +63,7 @@ describe.skipIf(skipReason !== null)('web journey in Chromium against the real s
 
   async function settle() {
     await page.waitForLoadState('networkidle');
-    await page.locator('h1').first().waitFor({ state: 'visible' });
+    await page.locator('h1').first().waitFor({ state: 'visible', timeout: 60_000 });
     await page.waitForTimeout(350);
   }
 
@@ -128,6 +128,15 @@ describe.skipIf(skipReason !== null)('web journey in Chromium against the real s
       timezoneId: 'Europe/Berlin',
     });
     page = await context.newPage();
+  });
+
+  // Leave a picture of the page for every failed step.
+  afterEach(async (ctx) => {
+    if (ctx.task.result?.state !== 'fail' || !page) return;
+    mkdirSync(SCREENSHOT_DIR, { recursive: true });
+    const name = ctx.task.name.replace(/[^a-z0-9]+/gi, '-').slice(0, 60);
+    await page.screenshot({ path: path.join(SCREENSHOT_DIR, `FAILED-${name}.png`) }).catch(() => undefined);
+    console.error(`failed at ${page.url()}\nserver log tail:\n${server.logs().slice(-3000)}`);
   });
 
   afterAll(async () => {
@@ -198,7 +207,7 @@ describe.skipIf(skipReason !== null)('web journey in Chromium against the real s
     await page.getByRole('button', { name: 'Save' }).click();
     await page.waitForURL(`${server.url}/`);
     await page.getByTestId('home-greeting').waitFor();
-    expect(await page.getByTestId('home-greeting').innerText()).toContain('Ada');
+    expect(await page.getByTestId('home-greeting').textContent()).toContain('Ada');
     await capture('home');
 
     await page.goto(`${server.url}/account/account-details`);
@@ -262,6 +271,51 @@ describe.skipIf(skipReason !== null)('web journey in Chromium against the real s
     await page.getByLabel('6-digit code').fill(await freshCode());
     await page.getByRole('button', { name: 'Verify' }).click();
     await page.waitForURL(`${server.url}/`);
+  });
+
+  it('shows the shell variants: horizontal menu, mini drawer, small screen, settings panel', async () => {
+    const variants: {
+      name: string;
+      prefs: object;
+      viewport?: { width: number; height: number };
+      act?: () => Promise<void>;
+    }[] = [
+      { name: 'shell-horizontal', prefs: { menuOrientation: 'horizontal' } },
+      { name: 'shell-mini-drawer', prefs: { miniDrawer: true } },
+      { name: 'shell-container-teal', prefs: { container: true, presetColor: 'teal' } },
+      {
+        name: 'shell-settings-panel',
+        prefs: { mode: 'dark' },
+        act: async () => {
+          await page.getByRole('button', { name: 'Interface settings' }).click();
+          await page.getByRole('region', { name: 'Interface settings' }).waitFor();
+        },
+      },
+      {
+        name: 'shell-mobile-drawer',
+        prefs: {},
+        viewport: { width: 390, height: 844 },
+        act: async () => {
+          await page.getByRole('button', { name: 'Toggle menu' }).click();
+          await page.waitForTimeout(400);
+        },
+      },
+    ];
+    for (const v of variants) {
+      await page.setViewportSize(v.viewport ?? { width: 1440, height: 900 });
+      await page.evaluate(
+        ([key, prefs]) => localStorage.setItem(key as string, JSON.stringify(prefs)),
+        [PREFS_KEY, v.prefs],
+      );
+      await page.reload();
+      await settle();
+      await v.act?.();
+      const list = await seriousViolations(page);
+      if (list.length) violations.push({ page: v.name, combo: 'en', list });
+      await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${v.name}.png`) });
+    }
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await page.evaluate((key) => localStorage.removeItem(key), PREFS_KEY);
   });
 
   it('reports no serious or critical axe-core violations on any captured page', () => {

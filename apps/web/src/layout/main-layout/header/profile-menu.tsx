@@ -39,7 +39,7 @@ export function ProfileMenu() {
 
   return (
     <>
-      <Tooltip title={t('header.profile')}>
+      <Tooltip title={t('header.profile')} describeChild>
         <IconButton aria-haspopup="menu" onClick={(e) => setAnchor(e.currentTarget)} sx={{ p: 0.5 }}>
           {/* The accessible name starts with the visible initials (WCAG 2.5.3 "label in name"). */}
           <Avatar
