@@ -168,7 +168,7 @@ export async function startLab(options: StartLabOptions = {}): Promise<Lab> {
   return {
     subnet,
     dns: { host: dnsHost, port: dns.port },
-    ctUrl: `http://${address(250)}:${ctPort}/`,
+    ctUrl: `http://${address(250)}${ctPort === 80 ? '' : `:${ctPort}`}/`,
     domains: LAB_ZONES.map((z) => z.name),
     services,
     portMap,
