@@ -12,3 +12,70 @@ export const PLAN_NAMES: Record<TPlanKey, string> = {
   business: 'Business',
   enterprise: 'Enterprise',
 };
+
+/**
+ * What each plan allows (spec section 9, "Plans"), as data. `null` means no fixed limit.
+ * Where the spec is silent the value is our reading of it (see the comments).
+ */
+export interface TPlanLimits {
+  /** Domain targets at once ("one domain", "up to 3 domains"). */
+  domains: number | null;
+  /** External IP addresses of peer and network targets together ("100 external IPs"). */
+  externalIps: number;
+  /** Subdomains discovered per scan ("30 subdomains"). */
+  subdomains: number;
+  /** Scans started per calendar month (UTC). */
+  scansPerMonth: number | null;
+  /** Subclasses a scan may run. */
+  subclasses: readonly ('exploit_scanner' | 'exploit_db' | 'leakcheck')[];
+  /** "class/subclass choice": may create custom scans. */
+  customScanConfig: boolean;
+}
+
+const ALL_SUBCLASSES = ['exploit_scanner', 'exploit_db', 'leakcheck'] as const;
+
+export const PLAN_LIMITS: Record<TPlanKey, TPlanLimits> = {
+  // "demo scan with basic report": templates only, a single scan.
+  trial_scan: {
+    domains: 1,
+    externalIps: 100,
+    subdomains: 30,
+    scansPerMonth: 1,
+    subclasses: ['exploit_scanner'],
+    customScanConfig: false,
+  },
+  // "scans three times per week": 12 a month.
+  try_it: {
+    domains: 1,
+    externalIps: 100,
+    subdomains: 30,
+    scansPerMonth: 12,
+    subclasses: ALL_SUBCLASSES,
+    customScanConfig: true,
+  },
+  starter: {
+    domains: 1,
+    externalIps: 100,
+    subdomains: 30,
+    scansPerMonth: 4,
+    subclasses: ALL_SUBCLASSES,
+    customScanConfig: false,
+  },
+  business: {
+    domains: 3,
+    externalIps: 1000,
+    subdomains: 200,
+    scansPerMonth: 12,
+    subclasses: ALL_SUBCLASSES,
+    customScanConfig: true,
+  },
+  // "domains by request", "individual scan frequency".
+  enterprise: {
+    domains: null,
+    externalIps: 10_000,
+    subdomains: 10_000,
+    scansPerMonth: null,
+    subclasses: ALL_SUBCLASSES,
+    customScanConfig: true,
+  },
+};

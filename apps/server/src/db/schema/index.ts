@@ -3,3 +3,6 @@ export * from './identity.ts';
 export * from './schedules.ts';
 export * from './notifications.ts';
 export * from './reports.ts';
+export * from './targets.ts';
+export * from './scans.ts';
+export * from './findings.ts';

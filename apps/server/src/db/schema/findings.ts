@@ -1,0 +1,191 @@
+import {
+  boolean,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  real,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
+import { users } from './identity.ts';
+import { scans } from './scans.ts';
+import { targets } from './targets.ts';
+
+const ts = (name: string) => timestamp(name, { withTimezone: true });
+
+/**
+ * Columns every finding table shares: the owner, the stable fingerprint (target + subclass + the
+ * fields that identify the finding), and the lifecycle (new → open → fixed → regressed; resolved).
+ */
+const lifecycle = () => ({
+  id: uuid('id').primaryKey().defaultRandom(),
+  userId: uuid('user_id')
+    .notNull()
+    .references(() => users.id, { onDelete: 'cascade' }),
+  targetId: uuid('target_id')
+    .notNull()
+    .references(() => targets.id, { onDelete: 'cascade' }),
+  fingerprint: text('fingerprint').notNull(),
+  severity: text('severity').notNull(),
+  severityOrdering: integer('severity_ordering').notNull(),
+  mainDomain: text('main_domain').notNull(),
+  /** new | open | fixed | regressed */
+  status: text('status').notNull().default('new'),
+  resolved: boolean('resolved').notNull().default(false),
+  /** false_positive | accepted_risk | fixed */
+  resolvedReason: text('resolved_reason'),
+  resolvedAt: ts('resolved_at'),
+  addTs: ts('add_ts').notNull().defaultNow(),
+  firstSeen: ts('first_seen').notNull().defaultNow(),
+  lastSeen: ts('last_seen').notNull().defaultNow(),
+  fixedAt: ts('fixed_at'),
+  firstScanId: uuid('first_scan_id'),
+  lastScanId: uuid('last_scan_id'),
+  /** The scan that found it gone. */
+  fixedScanId: uuid('fixed_scan_id'),
+  /** The engine's finding as reported (evidence masked). */
+  detail: jsonb('detail').$type<Record<string, unknown>>().notNull(),
+});
+
+export const findingsExploitScanner = pgTable(
+  'findings_exploit_scanner',
+  {
+    ...lifecycle(),
+    templateId: text('template_id').notNull(),
+    name: text('name').notNull(),
+    host: text('host').notNull(),
+    subdomain: text('subdomain').notNull(),
+    matchedAt: text('matched_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('fes_target_fp_key').on(t.targetId, t.fingerprint),
+    index('fes_user_name_idx').on(t.userId, t.name),
+    index('fes_user_severity_idx').on(t.userId, t.severity),
+    index('fes_user_sevord_idx').on(t.userId, t.severityOrdering),
+    index('fes_user_host_idx').on(t.userId, t.host),
+    index('fes_user_main_domain_idx').on(t.userId, t.mainDomain),
+    index('fes_user_subdomain_idx').on(t.userId, t.subdomain),
+    index('fes_user_add_ts_idx').on(t.userId, t.addTs),
+  ],
+);
+
+export const findingsExploitDb = pgTable(
+  'findings_exploit_db',
+  {
+    ...lifecycle(),
+    tech: text('tech').notNull(),
+    version: text('version').notNull(),
+    cve: text('cve').notNull(),
+    host: text('host').notNull(),
+    subdomain: text('subdomain').notNull(),
+    port: integer('port'),
+    cvssScore: real('cvss_score'),
+    infoCreatedTs: ts('info_created_ts'),
+    infoUpdatedTs: ts('info_updated_ts'),
+    lastUpdateTs: ts('last_update_ts').notNull().defaultNow(),
+    lastCheckTs: ts('last_check_ts').notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex('fdb_target_fp_key').on(t.targetId, t.fingerprint),
+    index('fdb_user_tech_idx').on(t.userId, t.tech),
+    index('fdb_user_version_idx').on(t.userId, t.version),
+    index('fdb_user_info_created_idx').on(t.userId, t.infoCreatedTs),
+    index('fdb_user_info_updated_idx').on(t.userId, t.infoUpdatedTs),
+    index('fdb_user_main_domain_idx').on(t.userId, t.mainDomain),
+    index('fdb_user_last_update_idx').on(t.userId, t.lastUpdateTs),
+    index('fdb_user_last_check_idx').on(t.userId, t.lastCheckTs),
+    index('fdb_user_cve_idx').on(t.userId, t.cve),
+    index('fdb_user_add_ts_idx').on(t.userId, t.addTs),
+    index('fdb_user_severity_idx').on(t.userId, t.severityOrdering),
+  ],
+);
+
+export const findingsLeakcheck = pgTable(
+  'findings_leakcheck',
+  {
+    ...lifecycle(),
+    email: text('email').notNull(),
+    /** Masked (`pa******rd`); the clear value is never stored. */
+    password: text('password').notNull(),
+    /** AES-256-GCM ciphertext from the leak source, when it gave one. */
+    passwordEncrypted: text('password_encrypted'),
+    /** YYYY-MM-DD or YYYY-MM as the source gives it (sorts as text). */
+    leakDate: text('leak_date'),
+    sources: text('sources').array().notNull(),
+  },
+  (t) => [
+    uniqueIndex('flc_target_fp_key').on(t.targetId, t.fingerprint),
+    index('flc_user_email_idx').on(t.userId, t.email),
+    index('flc_user_password_idx').on(t.userId, t.password),
+    index('flc_user_leak_date_idx').on(t.userId, t.leakDate),
+    index('flc_user_main_domain_idx').on(t.userId, t.mainDomain),
+    index('flc_user_add_ts_idx').on(t.userId, t.addTs),
+  ],
+);
+
+/** Which scan saw which finding (a finding's events per scan); `change` is new | seen | regressed. */
+export const findingSightings = pgTable(
+  'finding_sightings',
+  {
+    scanId: uuid('scan_id')
+      .notNull()
+      .references(() => scans.id, { onDelete: 'cascade' }),
+    findingId: uuid('finding_id').notNull(),
+    subclass: text('subclass').notNull(),
+    userId: uuid('user_id').notNull(),
+    host: text('host'),
+    change: text('change').notNull(),
+    seenAt: ts('seen_at').notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.scanId, t.findingId] }),
+    index('finding_sightings_finding_idx').on(t.findingId),
+    index('finding_sightings_scan_sub_idx').on(t.scanId, t.subclass),
+  ],
+);
+
+/** The CVE database (engine's VulnStore on PostgreSQL): one row per advisory id. */
+export const vulnRecords = pgTable('vuln_records', {
+  id: text('id').primaryKey(),
+  source: text('source').notNull(),
+  lastModified: text('last_modified'),
+  record: jsonb('record').$type<Record<string, unknown>>().notNull(),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+});
+
+/** `vendor:product` and `*:product` keys of each record's vulnerable CPE rules. */
+export const vulnProducts = pgTable(
+  'vuln_products',
+  {
+    key: text('key').notNull(),
+    vulnId: text('vuln_id')
+      .notNull()
+      .references(() => vulnRecords.id, { onDelete: 'cascade' }),
+  },
+  (t) => [primaryKey({ columns: [t.key, t.vulnId] }), index('vuln_products_vuln_idx').on(t.vulnId)],
+);
+
+/** The local leak index on PostgreSQL: passwords only encrypted (AES-256-GCM). */
+export const leakRecords = pgTable(
+  'leak_records',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    email: text('email').notNull(),
+    domain: text('domain').notNull(),
+    passwordEncrypted: text('password_encrypted'),
+    /** Digest of the clear password ('' when none), for deduplication. */
+    digest: text('digest').notNull().default(''),
+    /** '' when unknown. */
+    leakDate: text('leak_date').notNull().default(''),
+    sources: text('sources').array().notNull(),
+    createdAt: ts('created_at').notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex('leak_records_key').on(t.email, t.digest, t.leakDate),
+    index('leak_records_domain_idx').on(t.domain),
+  ],
+);

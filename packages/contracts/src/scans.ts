@@ -1,0 +1,162 @@
+import { z } from 'zod';
+import { repeated, ZQueryBool, ZSeverityCounts, ZTargetType, ZUserTargetId } from './targets.ts';
+
+/** Spec section 4, "Scan statuses". */
+export const SCAN_STATUSES = ['running', 'pending', 'done', 'created', 'canceled'] as const;
+export const ZScanStatus = z.enum(SCAN_STATUSES);
+export type TScanStatus = z.infer<typeof ZScanStatus>;
+/** The default `status` list of get_user_abstract_scans_stats (spec section 9). */
+export const DEFAULT_SCAN_STATUSES: readonly TScanStatus[] = SCAN_STATUSES;
+
+/** Spec section 3, scan class and subclass values. */
+export const SCAN_CLASS_VALUES = [
+  'class_exploitation',
+  'class_resources',
+  'class_information_gathering',
+] as const;
+export const ZScanClass = z.enum(SCAN_CLASS_VALUES);
+export type TScanClass = z.infer<typeof ZScanClass>;
+export const SCAN_SUBCLASS_VALUES = ['exploit_scanner', 'exploit_db', 'leakcheck'] as const;
+export const ZScanSubclass = z.enum(SCAN_SUBCLASS_VALUES);
+export type TScanSubclass = z.infer<typeof ZScanSubclass>;
+export const SUBCLASS_OF_CLASS: Record<TScanSubclass, TScanClass> = {
+  exploit_scanner: 'class_exploitation',
+  exploit_db: 'class_exploitation',
+  leakcheck: 'class_information_gathering',
+};
+
+export const SCAN_TYPES = ['full', 'custom'] as const;
+export const ZScanType = z.enum(SCAN_TYPES);
+
+export const ZScanId = z.uuid('Not a valid scan id.');
+
+export const ZScanConfig = z.strictObject({
+  classes: z.array(ZScanClass).max(3).default([]),
+  subclasses: z.array(ZScanSubclass).max(3).default([]),
+});
+export type TScanConfig = z.infer<typeof ZScanConfig>;
+
+export const ZCreateScanBody = z.strictObject({
+  /** Targets of one type. */
+  targets: z
+    .array(z.strictObject({ target_type: ZTargetType, user_target_id: ZUserTargetId }))
+    .min(1)
+    .max(20),
+  scan_type: ZScanType.default('full'),
+  /** Required when scan_type is custom: the classes and/or subclasses to run. */
+  custom_scan_config: ZScanConfig.optional(),
+});
+export type TCreateScanBody = z.infer<typeof ZCreateScanBody>;
+
+export const ZScanIdBody = z.strictObject({ id: ZScanId });
+
+export const ZScanProgress = z.object({
+  id: z.string(),
+  status: ZScanStatus,
+  /** The engine stage running now (subdomains, dns, ports, http, fingerprint, templates, cve-matching, leaks). */
+  stage: z.string().nullable(),
+  percent: z.number().int().min(0).max(100),
+  /** Assets and findings found so far. */
+  counts: z.record(z.string(), z.number()),
+  eta_seconds: z.number().int().nullable(),
+  skipped_hosts: z.array(z.object({ host: z.string(), reason: z.string() })),
+  started_at: z.string().nullable(),
+  finished_at: z.string().nullable(),
+  updated_at: z.string(),
+  /** Why the scan ended early (cancelled, ownership proof missing, engine error). */
+  message: z.string().nullable(),
+});
+export type TScanProgress = z.infer<typeof ZScanProgress>;
+
+export const ZScan = z.object({
+  id: z.string(),
+  status: ZScanStatus,
+  target_type: ZTargetType,
+  targets: z.array(z.object({ user_target_id: z.string(), target: z.string(), target_type: ZTargetType })),
+  scan_type: ZScanType,
+  custom_scan_config: z.boolean(),
+  config: z.object({ classes: z.array(ZScanClass), subclasses: z.array(ZScanSubclass) }),
+  created_at: z.string(),
+  started_at: z.string().nullable(),
+  finished_at: z.string().nullable(),
+  stage: z.string().nullable(),
+  percent: z.number().int(),
+  message: z.string().nullable(),
+  /** Findings seen by this scan, by severity. */
+  severity_counts: ZSeverityCounts,
+});
+export type TScan = z.infer<typeof ZScan>;
+
+export const SCAN_SORT_KEYS = ['created_at', 'started_at', 'finished_at', 'status', 'scan_type'] as const;
+/** `ascend`/`descend` (the table component's words) map to asc/desc. */
+export const ZSortOrder = z
+  .enum(['asc', 'desc', 'ascend', 'descend'])
+  .transform((v) => (v === 'ascend' ? 'asc' : v === 'descend' ? 'desc' : v));
+export type TSortOrder = 'asc' | 'desc';
+
+const limit = (def: number) => z.coerce.number().int().min(1).max(100).default(def);
+const offset = z.coerce.number().int().min(0).max(1_000_000).default(0);
+
+export const ZScansStatsQuery = z.object({
+  limit: limit(10),
+  offset,
+  targets_type: ZTargetType.default('domain'),
+  status: repeated(ZScanStatus).default([...SCAN_STATUSES]),
+  filter_user_target_id: ZUserTargetId.optional(),
+  filter_target_type: ZTargetType.optional(),
+  custom_scan_config: ZQueryBool.optional(),
+  sort_key: z.enum(SCAN_SORT_KEYS).optional(),
+  sort_order: ZSortOrder.optional(),
+});
+export type TScansStatsQuery = z.infer<typeof ZScansStatsQuery>;
+
+export const ZScansStats = z.object({ items: z.array(ZScan), total: z.number().int() });
+
+export const ZPagingQuery = (def: number) => z.object({ limit: limit(def), offset });
+
+export const ZScanProgressQuery = z.object({ id: ZScanId });
+export const ZLastScanProgressQuery = z.object({
+  user_target_id: ZUserTargetId.optional(),
+  targets_type: ZTargetType.optional(),
+});
+
+export const ZScopeBody = z.strictObject({
+  id: ZScanId,
+  targets_type: ZTargetType.optional(),
+  sort_order: ZSortOrder.default('desc'),
+  name_filter_opt: z
+    .strictObject({ name_filter: z.string().max(255), is_contains: z.boolean().default(true) })
+    .optional(),
+});
+export type TScopeBody = z.infer<typeof ZScopeBody>;
+
+/** One scanned host of a scan (spec labels: name, hosts, ports, risk, subdomains, e-mails, IPs, opened ports, technologies). */
+export const ZScopeItem = z.object({
+  name: z.string(),
+  kind: z.enum(['subdomain', 'ip']),
+  main_domain: z.string().nullable(),
+  ip_addresses: z.array(z.string()),
+  opened_ports: z.array(z.number().int()),
+  services: z.array(
+    z.object({
+      port: z.number().int(),
+      service: z.string(),
+      product: z.string().nullable(),
+      version: z.string().nullable(),
+    }),
+  ),
+  technologies: z.array(z.object({ name: z.string(), version: z.string().nullable() })),
+  emails: z.array(z.string()),
+  cnames: z.array(z.string()),
+  urls: z.array(z.string()),
+  /** Highest severity of this scan's findings on the host, or null. */
+  risk: z.string().nullable(),
+  findings: z.number().int(),
+});
+export type TScopeItem = z.infer<typeof ZScopeItem>;
+export const ZScopeResponse = z.object({
+  items: z.array(ZScopeItem),
+  total: z.number().int(),
+  /** Totals across the scan: hosts, subdomains, ip addresses, opened ports, technologies, e-mails. */
+  summary: z.record(z.string(), z.number().int()),
+});
