@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type { Lab } from '@perimeter/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TemplateFinding } from '../src/findings/types.js';
@@ -163,5 +166,20 @@ describe('pluggable stages', () => {
     expect(codes).toContain('subdomain_limit');
     expect(codes).toContain('host_limit');
     expect(r.summary?.skippedHosts.some((h) => h.reason === 'host limit 2 reached')).toBe(true);
+  });
+
+  it('brute-forces labels from an operator wordlist file', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'wl-'));
+    const file = path.join(dir, 'words.txt');
+    writeFileSync(file, '# ours\nintranet-portal\nnot-there\n');
+    const r = await collectScan(
+      scan('acme.test', {
+        ...labScanConfig(lab),
+        discovery: { bruteforce: false, axfr: false, wordlistFile: file },
+        ports: { list: [1] },
+      }),
+    );
+    const names = r.assets.flatMap((a) => (a.kind === 'subdomain' ? [a.name] : []));
+    expect(names.sort()).toEqual(['acme.test', 'intranet-portal.acme.test']);
   });
 });

@@ -110,6 +110,24 @@ describe('HTTP probe', () => {
     await prober.close();
   });
 
+  it('refuses a redirect to a name that resolves outside the allowed set', async () => {
+    const prober = new HttpProber(policy, async (h) =>
+      h === 'internal.acme.test' ? ['10.0.0.1'] : resolveHost(h),
+    );
+    const r = await prober.probe(
+      `http://api.acme.test:${port(80)}/redirect?url=http://internal.acme.test/admin`,
+      () => true,
+    );
+    expect(r.refused).toEqual({
+      url: 'http://internal.acme.test/admin',
+      address: '10.0.0.1',
+      reason: 'outside the allow-list',
+      kind: 'scope_refused',
+    });
+    expect(r.final.status).toBe(302);
+    await prober.close();
+  });
+
   it('reads TLS certificate details (expired, self-signed, SANs)', async () => {
     const tls = await fetchTlsInfo(policy, ip(14), port(443), 'secure.acme.test', 2000);
     expect(tls).toMatchObject({ expired: true, selfSigned: true, trusted: false });
