@@ -4,5 +4,6 @@ export * from './events.ts';
 export * from './menu.ts';
 export * from './plans.ts';
 export * from './scans.ts';
+export * from './schedules.ts';
 export * from './system.ts';
 export * from './targets.ts';

@@ -18,7 +18,7 @@ export const scanSchedules = pgTable(
     endTime: text('end_time').notNull(),
     tz: text('tz').notNull(),
     scanType: text('scan_type').notNull().default('full'),
-    /** { scan_classes, scan_subclasses } for custom scans. */
+    /** { targets: [{ target_type, user_target_id }], classes, subclasses } — the scan to create. */
     scanConfig: jsonb('scan_config').notNull().default({}),
     enabled: boolean('enabled').notNull().default(true),
     /** The next due instant (UTC); null while disabled. The scheduler claims rows where this is due. */
