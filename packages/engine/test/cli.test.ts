@@ -21,13 +21,13 @@ describe('perimeter-scan CLI', () => {
   it('prints usage', async () => {
     const { stdout } = await run(process.execPath, [BIN, '--help'], { cwd: REPO_ROOT });
     expect(stdout).toContain('usage: perimeter-scan <target...>');
-  });
+  }, 60_000);
 
   it('rejects unknown options with status 2', async () => {
     await expect(
       run(process.execPath, [BIN, 'acme.test', '--bogus'], { cwd: REPO_ROOT }),
     ).rejects.toMatchObject({ code: 2 });
-  });
+  }, 60_000);
 
   it('scans the lab and writes JSON lines, progress on stderr', async () => {
     const port = lab.portMap[80] ?? 80;

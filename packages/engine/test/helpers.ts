@@ -27,10 +27,11 @@ export function startTestLab(octet: number, hostileRecords = false): Promise<Lab
 export function labScanConfig(lab: Lab, extra: Partial<ScanConfig> = {}): ScanConfig {
   const ports = [...new Set([...Object.values(lab.portMap), 23, 3389])].sort((a, b) => a - b);
   return {
-    dns: { servers: [`${lab.dns.host}:${lab.dns.port}`], timeoutMs: 1000, retries: 1 },
+    // Generous time-outs: the lab shares this process and the machine may be busy.
+    dns: { servers: [`${lab.dns.host}:${lab.dns.port}`], timeoutMs: 2000, retries: 2 },
     scope: { allowPrivate: true, allow: ['127.0.0.0/8'] },
     discovery: { ctUrl: lab.ctUrl },
-    ports: { list: ports, bannerTimeoutMs: 800 },
+    ports: { list: ports, bannerTimeoutMs: 1500 },
     ...extra,
   };
 }

@@ -130,10 +130,16 @@ export class DnsResolver {
         flags: dnsPacket.RECURSION_DESIRED,
         questions: [{ name, type, class: 'IN' }],
       });
-      const timer = setTimeout(() => {
-        this.pending.delete(id);
-        reject(new DnsError(`DNS timeout for ${name} ${type}`, 'ETIMEOUT'));
-      }, this.timeoutMs);
+      // setImmediate: after an event-loop stall, an answer already received is taken first.
+      const timer: NodeJS.Timeout = setTimeout(
+        () =>
+          setImmediate(() => {
+            if (this.pending.get(id)?.timer !== timer) return;
+            this.pending.delete(id);
+            reject(new DnsError(`DNS timeout for ${name} ${type}`, 'ETIMEOUT'));
+          }),
+        this.timeoutMs,
+      );
       this.pending.set(id, { resolve, reject, timer });
       this.socket(net.isIPv6(server.host) ? 'udp6' : 'udp4').send(buf, server.port, server.host, (err) => {
         if (err) {

@@ -174,10 +174,13 @@ export function scanTcpPorts(
   // One timer for all sockets instead of one per connection.
   const sweeper = setInterval(
     () => {
+      // Let completions already pending be delivered before expiring (see raw-tcp.ts).
       const now = Date.now();
-      for (const [attempt, deadline] of inFlight) {
-        if (deadline <= now) settle(attempt, false, 0);
-      }
+      const expired = [...inFlight].filter(([, deadline]) => deadline <= now).map(([a]) => a);
+      if (!expired.length) return;
+      setImmediate(() => {
+        for (const a of expired) settle(a, false, 0);
+      });
     },
     Math.min(250, Math.max(20, timeoutMs / 4)),
   );

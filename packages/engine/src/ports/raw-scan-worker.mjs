@@ -49,9 +49,14 @@ function pump() {
 }
 const sweeper = setInterval(
   () => {
+    // Let completions already pending be delivered before expiring (see raw-tcp.ts).
     const now = Date.now();
-    for (const req of inFlight) if (req.deadline <= now) settle(req, false);
-    pump();
+    const expired = [...inFlight].filter((req) => req.deadline <= now);
+    if (!expired.length) return pump();
+    setImmediate(() => {
+      for (const req of expired) settle(req, false);
+      pump();
+    });
   },
   Math.min(250, Math.max(20, timeoutMs / 4)),
 );

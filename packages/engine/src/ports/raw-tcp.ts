@@ -140,9 +140,15 @@ export function rawScan(
   };
   const sweeper = setInterval(
     () => {
+      // Timers run before I/O polling: after an event-loop stall, let pending completions
+      // be delivered first (setImmediate runs after the poll phase), then expire the rest.
       const now = Date.now();
-      for (const req of inFlight) if (req.deadline <= now) settle(req, false);
-      pump();
+      const expired = [...inFlight].filter((req) => req.deadline <= now);
+      if (!expired.length) return pump();
+      setImmediate(() => {
+        for (const req of expired) settle(req, false);
+        pump();
+      });
     },
     Math.min(250, Math.max(20, opts.timeoutMs / 4)),
   );

@@ -62,7 +62,10 @@ function exchange(
     const chunks: Buffer[] = [];
     let size = 0;
     let idle: NodeJS.Timeout | undefined;
+    let finished = false;
     const done = () => {
+      if (finished) return;
+      finished = true;
       clearTimeout(timer);
       clearTimeout(idle);
       signal?.removeEventListener('abort', done);
@@ -70,13 +73,14 @@ function exchange(
       socket.destroy();
       resolve(Buffer.concat(chunks));
     };
-    const timer = setTimeout(done, timeoutMs);
+    // setImmediate: after an event-loop stall, data already received is read first.
+    const timer = setTimeout(() => setImmediate(done), timeoutMs);
     socket.on('data', (c: Buffer) => {
       chunks.push(c);
       size += c.length;
       if (size >= 16_384) return done();
       clearTimeout(idle);
-      idle = setTimeout(done, 150); // a greeting rarely comes in pieces further apart than this
+      idle = setTimeout(() => setImmediate(done), 150); // a greeting rarely comes in pieces further apart than this
     });
     socket.once('end', done);
     socket.once('close', done);

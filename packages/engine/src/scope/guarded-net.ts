@@ -39,18 +39,24 @@ export function connectGuarded(policy: ScopePolicy, opts: GuardedConnectOptions)
       socket.off('error', onError);
       socket.off(readyEvent, onReady);
     };
+    let settled = false;
     const onError = (err: Error) => {
+      if (settled) return;
+      settled = true;
       cleanup();
       socket.destroy();
       reject(err);
     };
     const onAbort = () => onError(new AbortedError());
     const onReady = () => {
+      if (settled) return;
+      settled = true;
       cleanup();
       resolve(socket);
     };
+    // setImmediate: after an event-loop stall, a connect that did complete is seen first.
     const timer = setTimeout(
-      () => onError(Object.assign(new Error('connect timeout'), { code: 'ETIMEDOUT' })),
+      () => setImmediate(() => onError(Object.assign(new Error('connect timeout'), { code: 'ETIMEDOUT' }))),
       opts.timeoutMs,
     );
     socket.once('error', onError);
