@@ -7,3 +7,4 @@ export * from './scans.ts';
 export * from './schedules.ts';
 export * from './system.ts';
 export * from './targets.ts';
+export * from './reports.ts';

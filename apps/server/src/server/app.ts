@@ -12,6 +12,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRepl
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { AppError } from '../lib/errors.ts';
 import { authRoutes } from '../modules/auth/auth-routes.ts';
+import { reportsRoutes } from '../modules/reports/reports-routes.ts';
 import { schedulesRoutes } from '../modules/schedules/schedules-routes.ts';
 import { systemRoutes } from '../modules/system/system-routes.ts';
 import type { MaintenanceState } from '../modules/system/system-service.ts';
@@ -92,6 +93,7 @@ export async function buildApp({ ctx, maintenance }: AppOptions): Promise<Fastif
       await api.register(systemRoutes, { maintenance });
       await api.register(authRoutes, { ctx });
       await api.register(schedulesRoutes, { ctx });
+      await api.register(reportsRoutes, { ctx });
     },
     { prefix: '/api' },
   );

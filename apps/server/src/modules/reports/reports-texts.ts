@@ -1,0 +1,226 @@
+import type { TLanguage, TSeverity } from '@perimeter/contracts';
+
+export interface ReportTexts {
+  title: string;
+  targets: string;
+  scanDate: string;
+  generated: string;
+  duration: string;
+  scanType: string;
+  plan: string;
+  summary: string;
+  totalFindings: (n: number) => string;
+  hosts: (n: number) => string;
+  severity: Record<TSeverity, string>;
+  severityLabel: string;
+  changes: string;
+  noPrevious: string;
+  previous: (id: string) => string;
+  changeNew: string;
+  changeFixed: string;
+  changeRegressed: string;
+  andMore: (n: number) => string;
+  findings: string;
+  noFindings: string;
+  description: string;
+  impact: string;
+  howToResolve: string;
+  howToReproduce: string;
+  evidence: string;
+  references: string;
+  classification: string;
+  status: string;
+  host: string;
+  compactRest: (n: number) => string;
+  cveTable: string;
+  techInfo: string;
+  version: string;
+  versions: string;
+  latestVersion: string;
+  homepage: string;
+  downloadsPerMonth: string;
+  sourceRepository: string;
+  leakTable: string;
+  email: string;
+  password: string;
+  leakDate: string;
+  leakSources: string;
+  scopeAppendix: string;
+  name: string;
+  ipAddresses: string;
+  openedPorts: string;
+  technologies: string;
+  hiddenTitle: string;
+  hiddenBody: string;
+  hiddenSection: string;
+  footer: string;
+  none: string;
+  cveName: (cve: string, tech: string, version: string) => string;
+  cveImpact: (score: number | null) => string;
+  cveResolve: (tech: string, latest: string | null) => string;
+  leakName: (email: string) => string;
+  leakDescription: (sources: string[], date: string | null) => string;
+  leakImpact: string;
+  leakResolve: string;
+}
+
+const en: ReportTexts = {
+  title: 'Perimeter security report',
+  targets: 'Targets',
+  scanDate: 'Scan date and time',
+  generated: 'Report generated',
+  duration: 'Duration',
+  scanType: 'Type',
+  plan: 'Plan',
+  summary: 'Executive summary',
+  totalFindings: (n) => `${n} finding${n === 1 ? '' : 's'} in this scan`,
+  hosts: (n) => `${n} host${n === 1 ? '' : 's'} in scope`,
+  severityLabel: 'Severity',
+  severity: {
+    critical: 'Critical',
+    high: 'High',
+    medium: 'Medium',
+    low: 'Low',
+    informational: 'Informational',
+    unknown: 'Unknown',
+  },
+  changes: 'What changed since the previous scan',
+  noPrevious: 'This is the first finished scan of these targets: every finding is new.',
+  previous: (id) => `Compared with scan ${id}.`,
+  changeNew: 'New',
+  changeFixed: 'Fixed',
+  changeRegressed: 'Regressed (seen again after being fixed)',
+  andMore: (n) => `… and ${n} more (see the CSV or JSON report).`,
+  findings: 'Findings by severity',
+  noFindings: 'No findings.',
+  description: 'Description',
+  impact: 'Impact',
+  howToResolve: 'How to resolve',
+  howToReproduce: 'How to reproduce',
+  evidence: 'Evidence',
+  references: 'Web references',
+  classification: 'Classification',
+  status: 'Status',
+  host: 'Host',
+  compactRest: (n) =>
+    `The remaining ${n} findings are listed in compact form; the CSV and JSON reports carry every detail.`,
+  cveTable: 'Known vulnerabilities (CVE) and technologies',
+  techInfo: 'Technology info',
+  version: 'Version',
+  versions: 'Vulnerable versions',
+  latestVersion: 'Latest version',
+  homepage: 'Official homepage',
+  downloadsPerMonth: 'Downloads per month',
+  sourceRepository: 'Source repository',
+  leakTable: 'Leaked credentials',
+  email: 'E-mail',
+  password: 'Password (masked)',
+  leakDate: 'Leak date',
+  leakSources: 'Leak sources',
+  scopeAppendix: 'Appendix: scope of the scan',
+  name: 'Name',
+  ipAddresses: 'IP addresses',
+  openedPorts: 'Opened ports',
+  technologies: 'Technologies',
+  hiddenTitle: 'Part of this report is hidden',
+  hiddenBody:
+    'On the Trial scan plan the report shows what was found but hides the details: descriptions, impact, how to resolve and how to reproduce each finding, most of the CVE table and the leaked-credential table. Any paid plan (Try it!, Starter, Business or Enterprise) unlocks the full report.',
+  hiddenSection: 'Hidden on the Trial scan plan — upgrade to unlock.',
+  footer: 'Perimeter · confidential · page {page} of {pages}',
+  none: '—',
+  cveName: (cve, tech, version) => `${cve} in ${tech} ${version}`,
+  cveImpact: (score) =>
+    score === null
+      ? 'A published vulnerability affects this version.'
+      : `A published vulnerability with CVSS score ${score} affects this version.`,
+  cveResolve: (tech, latest) =>
+    latest
+      ? `Upgrade ${tech} to ${latest} or later.`
+      : `Upgrade ${tech} to a version outside the vulnerable range.`,
+  leakName: (email) => `Leaked credentials: ${email}`,
+  leakDescription: (sources, date) =>
+    `The address appears in ${sources.length} leak source${sources.length === 1 ? '' : 's'}${date ? ` (leak date ${date})` : ''}: ${sources.join(', ')}.`,
+  leakImpact: 'Attackers try leaked passwords on your services (credential stuffing) to take over accounts.',
+  leakResolve: 'Reset the password everywhere it was used, and turn on two-factor authentication.',
+};
+
+const ru: ReportTexts = {
+  title: 'Отчёт Perimeter о безопасности',
+  targets: 'Цели',
+  scanDate: 'Дата и время сканирования',
+  generated: 'Отчёт создан',
+  duration: 'Длительность',
+  scanType: 'Тип',
+  plan: 'Тариф',
+  summary: 'Краткое резюме',
+  totalFindings: (n) => `Найдено уязвимостей: ${n}`,
+  hosts: (n) => `Хостов в области сканирования: ${n}`,
+  severityLabel: 'Опасность',
+  severity: {
+    critical: 'Критическая',
+    high: 'Высокая',
+    medium: 'Средняя',
+    low: 'Низкая',
+    informational: 'Информационная',
+    unknown: 'Неизвестная',
+  },
+  changes: 'Что изменилось с прошлого сканирования',
+  noPrevious: 'Это первое завершённое сканирование этих целей: все находки новые.',
+  previous: (id) => `Сравнение со сканированием ${id}.`,
+  changeNew: 'Новые',
+  changeFixed: 'Исправленные',
+  changeRegressed: 'Вернувшиеся (снова найдены после исправления)',
+  andMore: (n) => `… и ещё ${n} (см. отчёт CSV или JSON).`,
+  findings: 'Находки по степени опасности',
+  noFindings: 'Ничего не найдено.',
+  description: 'Описание',
+  impact: 'Последствия',
+  howToResolve: 'Как устранить',
+  howToReproduce: 'Как воспроизвести',
+  evidence: 'Доказательство',
+  references: 'Ссылки',
+  classification: 'Классификация',
+  status: 'Статус',
+  host: 'Хост',
+  compactRest: (n) => `Остальные ${n} находок приведены кратко; все подробности — в отчётах CSV и JSON.`,
+  cveTable: 'Известные уязвимости (CVE) и технологии',
+  techInfo: 'Сведения о технологии',
+  version: 'Версия',
+  versions: 'Уязвимые версии',
+  latestVersion: 'Последняя версия',
+  homepage: 'Официальный сайт',
+  downloadsPerMonth: 'Загрузок в месяц',
+  sourceRepository: 'Репозиторий',
+  leakTable: 'Утёкшие учётные данные',
+  email: 'Почта',
+  password: 'Пароль (скрыт)',
+  leakDate: 'Дата утечки',
+  leakSources: 'Источники утечки',
+  scopeAppendix: 'Приложение: область сканирования',
+  name: 'Имя',
+  ipAddresses: 'IP-адреса',
+  openedPorts: 'Открытые порты',
+  technologies: 'Технологии',
+  hiddenTitle: 'Часть отчёта скрыта',
+  hiddenBody:
+    'На тарифе «Trial scan» отчёт показывает, что найдено, но скрывает подробности: описание, последствия, способы устранения и воспроизведения, бóльшую часть таблицы CVE и таблицу утечек. Любой платный тариф (Try it!, Starter, Business или Enterprise) открывает полный отчёт.',
+  hiddenSection: 'Скрыто на тарифе «Trial scan» — смените тариф, чтобы открыть.',
+  footer: 'Perimeter · конфиденциально · страница {page} из {pages}',
+  none: '—',
+  cveName: (cve, tech, version) => `${cve} в ${tech} ${version}`,
+  cveImpact: (score) =>
+    score === null
+      ? 'Эта версия подвержена опубликованной уязвимости.'
+      : `Эта версия подвержена опубликованной уязвимости с оценкой CVSS ${score}.`,
+  cveResolve: (tech, latest) =>
+    latest
+      ? `Обновите ${tech} до версии ${latest} или новее.`
+      : `Обновите ${tech} до версии вне уязвимого диапазона.`,
+  leakName: (email) => `Утёкшие учётные данные: ${email}`,
+  leakDescription: (sources, date) =>
+    `Адрес встречается в источниках утечек (${sources.length})${date ? `, дата утечки ${date}` : ''}: ${sources.join(', ')}.`,
+  leakImpact: 'Злоумышленники пробуют утёкшие пароли на ваших сервисах, чтобы захватить учётные записи.',
+  leakResolve: 'Смените пароль везде, где он использовался, и включите двухфакторную аутентификацию.',
+};
+
+export const REPORT_TEXTS: Record<TLanguage, ReportTexts> = { en, ru };
