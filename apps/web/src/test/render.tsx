@@ -46,7 +46,8 @@ export function renderApp(
   {
     route = '/',
     auth = signedOut,
-  }: { route?: string | { pathname: string; state?: unknown }; auth?: TAuthState } = {},
+    withRouter = true,
+  }: { route?: string | { pathname: string; state?: unknown }; auth?: TAuthState; withRouter?: boolean } = {},
 ) {
   const store = createStore({ auth });
   const result = render(
@@ -55,7 +56,7 @@ export function renderApp(
         <PreferencesProvider>
           <ThemeCustomization>
             <AuthProvider skipInit>
-              <MemoryRouter initialEntries={[route]}>{ui}</MemoryRouter>
+              {withRouter ? <MemoryRouter initialEntries={[route]}>{ui}</MemoryRouter> : ui}
             </AuthProvider>
           </ThemeCustomization>
         </PreferencesProvider>

@@ -66,7 +66,9 @@ export function Sidebar() {
       open={drawerOpen}
       onClose={() => dispatch(menuActions.openDrawer(false))}
       ModalProps={{ keepMounted: true }}
-      slotProps={{ paper: { sx: { width: DRAWER_WIDTH, pt: `${HEADER_HEIGHT}px` } } }}
+      slotProps={{
+        paper: { 'aria-label': t('menu.sidebar'), sx: { width: DRAWER_WIDTH, pt: `${HEADER_HEIGHT}px` } },
+      }}
     >
       <MenuList items={items} onNavigate={() => dispatch(menuActions.openDrawer(false))} />
     </Drawer>

@@ -61,7 +61,13 @@ export function CustomizationButton() {
           <TuneOutlined />
         </IconButton>
       </Tooltip>
-      <Drawer anchor="right" open={open} onClose={() => setOpen(false)}>
+      <Drawer
+        anchor="right"
+        open={open}
+        onClose={() => setOpen(false)}
+        slotProps={{ paper: { 'aria-label': t('customize.title') } }}
+        sx={{ zIndex: (theme) => theme.zIndex.modal }}
+      >
         <Box sx={{ width: 320, p: 2.5 }} role="region" aria-label={t('customize.title')}>
           <Stack direction="row" sx={{ alignItems: 'center', justifyContent: 'space-between', mb: 1 }}>
             <Typography variant="h3" component="h2">

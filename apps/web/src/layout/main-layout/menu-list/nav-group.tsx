@@ -23,10 +23,11 @@ export function NavGroup({ item, mini = false, onNavigate }: TProps) {
   return (
     <>
       <List
+        component="div"
         sx={{ px: mini ? 0.5 : 1.5 }}
         subheader={
           !mini && item.title ? (
-            <ListSubheader disableSticky sx={{ bgcolor: 'transparent', lineHeight: '36px' }}>
+            <ListSubheader component="div" disableSticky sx={{ bgcolor: 'transparent', lineHeight: '36px' }}>
               {t(item.title, { defaultValue: item.title })}
             </ListSubheader>
           ) : undefined
