@@ -12,10 +12,13 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRepl
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { AppError } from '../lib/errors.ts';
 import { authRoutes } from '../modules/auth/auth-routes.ts';
+import { eventsRoutes } from '../modules/events/events-routes.ts';
 import { reportsRoutes } from '../modules/reports/reports-routes.ts';
 import { schedulesRoutes } from '../modules/schedules/schedules-routes.ts';
 import { systemRoutes } from '../modules/system/system-routes.ts';
 import type { MaintenanceState } from '../modules/system/system-service.ts';
+import { scansRoutes } from '../modules/scans/scans-routes.ts';
+import { targetsRoutes } from '../modules/targets/targets-routes.ts';
 import type { AppContext } from './context.ts';
 import { authPlugin } from './plugins/auth.ts';
 import { errorHandlerPlugin } from './plugins/error-handler.ts';
@@ -92,6 +95,9 @@ export async function buildApp({ ctx, maintenance }: AppOptions): Promise<Fastif
       await api.register(swaggerUi, { routePrefix: '/docs' });
       await api.register(systemRoutes, { maintenance });
       await api.register(authRoutes, { ctx });
+      await api.register(targetsRoutes, { ctx });
+      await api.register(scansRoutes, { ctx });
+      await api.register(eventsRoutes, { ctx });
       await api.register(schedulesRoutes, { ctx });
       await api.register(reportsRoutes, { ctx });
     },

@@ -1,6 +1,7 @@
 import { ConfigError, loadConfig } from '../lib/config/index.ts';
 import { createLogger } from '../lib/logger.ts';
 import { startQueue } from '../lib/queue.ts';
+import { registerScanWorkers } from '../modules/scans/scans-jobs.ts';
 import { buildApp } from './app.ts';
 import { openRuntime } from './runtime.ts';
 
@@ -38,6 +39,7 @@ export async function runProcess(roles: Roles): Promise<void> {
     console.log(`Perimeter listening on ${address}`);
   }
   if (roles.worker) {
+    await registerScanWorkers(runtime.ctx, boss);
     logger.info('worker role ready');
   }
 

@@ -46,6 +46,21 @@ export const ZEnv = z.object({
   TRUST_PROXY: bool.default(false),
   PERIMETER_ALLOW_PRIVATE_TARGETS: bool.default(false),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+  /** Comma-separated `host:port` DNS servers for scans and verification; the system resolver when unset. */
+  PERIMETER_DNS_SERVERS: z
+    .string()
+    .regex(/^\s*[^\s,]+(\s*,\s*[^\s,]+)*\s*$/, 'must be a comma-separated list of host:port')
+    .optional(),
+  /** Ports a scan probes: top100 (default), top1000, all, or a list like `22,80,8000-8100`. */
+  PERIMETER_SCAN_PORTS: z.string().default('top100'),
+  /** Comma-separated CIDRs: when set, scans may contact only these ranges (the lab uses 127.0.0.0/8). */
+  PERIMETER_SCAN_ALLOW: z.string().optional(),
+  /** crt.sh-compatible certificate-transparency API for subdomain discovery; off when unset. */
+  PERIMETER_CT_URL: z.url().optional(),
+  /** Lease of a scan job: a worker that dies is replaced after this many seconds. */
+  SCAN_JOB_EXPIRE_SECONDS: z.coerce.number().int().min(10).max(86_400).default(3600),
+  /** Retries of a failed or expired scan job. */
+  SCAN_JOB_RETRY_LIMIT: z.coerce.number().int().min(0).max(20).default(3),
 });
 export type TEnv = z.infer<typeof ZEnv>;
 

@@ -1,0 +1,185 @@
+import type { TAllEventsBody } from '@perimeter/contracts';
+import { type AnyColumn, and, asc, desc, eq, inArray, type SQL, sql } from 'drizzle-orm';
+import type { DbOrTx } from '../../db/client.ts';
+import {
+  findingSightings,
+  findingsExploitDb,
+  findingsExploitScanner,
+  findingsLeakcheck,
+  targets,
+} from '../../db/schema/index.ts';
+import { escapeLike } from '../scans/scans-repo.ts';
+
+export const FINDING_TABLES = {
+  exploit_scanner: findingsExploitScanner,
+  exploit_db: findingsExploitDb,
+  leakcheck: findingsLeakcheck,
+} as const;
+export type Subclass = keyof typeof FINDING_TABLES;
+
+/** Whitelisted sort keys → columns (never user input in SQL); `severity` sorts by its ordering. */
+const SORT_COLUMNS = {
+  exploit_scanner: {
+    name: findingsExploitScanner.name,
+    severity: findingsExploitScanner.severityOrdering,
+    severity_ordering: findingsExploitScanner.severityOrdering,
+    host: findingsExploitScanner.host,
+    main_domain: findingsExploitScanner.mainDomain,
+    subdomain: findingsExploitScanner.subdomain,
+    add_ts: findingsExploitScanner.addTs,
+  },
+  exploit_db: {
+    tech: findingsExploitDb.tech,
+    version: findingsExploitDb.version,
+    info_created_ts: findingsExploitDb.infoCreatedTs,
+    info_updated_ts: findingsExploitDb.infoUpdatedTs,
+    main_domain: findingsExploitDb.mainDomain,
+    last_update_ts: findingsExploitDb.lastUpdateTs,
+    last_check_ts: findingsExploitDb.lastCheckTs,
+    cve: findingsExploitDb.cve,
+    add_ts: findingsExploitDb.addTs,
+    severity: findingsExploitDb.severityOrdering,
+  },
+  leakcheck: {
+    email: findingsLeakcheck.email,
+    password: findingsLeakcheck.password,
+    leak_date: findingsLeakcheck.leakDate,
+    main_domain: findingsLeakcheck.mainDomain,
+    add_ts: findingsLeakcheck.addTs,
+  },
+} as const;
+
+const SUBCLASS_CLASS = {
+  exploit_scanner: 'class_exploitation',
+  exploit_db: 'class_exploitation',
+  leakcheck: 'class_information_gathering',
+} as const;
+
+function textMatch(column: SQL | AnyColumn, value: string, contains: boolean): SQL {
+  return contains
+    ? sql`${column} ilike ${`%${escapeLike(value)}%`}`
+    : sql`lower(${column}) = lower(${value})`;
+}
+
+export type FindingRow =
+  | ({ subclass: 'exploit_scanner' } & typeof findingsExploitScanner.$inferSelect)
+  | ({ subclass: 'exploit_db' } & typeof findingsExploitDb.$inferSelect)
+  | ({ subclass: 'leakcheck' } & typeof findingsLeakcheck.$inferSelect);
+
+/** One page of a user's findings of one subclass, optionally only those one scan saw. */
+export async function listFindings(
+  db: DbOrTx,
+  userId: string,
+  body: TAllEventsBody,
+  page: { limit: number; offset: number },
+  scanId?: string,
+): Promise<{ rows: FindingRow[]; total: number }> {
+  const sub = body.scan_subclass;
+  if (body.scan_class && body.scan_class !== SUBCLASS_CLASS[sub]) return { rows: [], total: 0 };
+  const t = FINDING_TABLES[sub];
+  const conditions: (SQL | undefined)[] = [eq(t.userId, userId)];
+  if (body.severity?.length) conditions.push(inArray(t.severity, body.severity));
+  if (body.targets_type)
+    conditions.push(
+      sql`${t.targetId} in (select ${targets.id} from ${targets} where ${targets.userId} = ${userId} and ${targets.targetType} = ${body.targets_type})`,
+    );
+  if (body.main_domain_filter_opt)
+    conditions.push(
+      textMatch(
+        t.mainDomain,
+        body.main_domain_filter_opt.domain_filter,
+        body.main_domain_filter_opt.is_contains,
+      ),
+    );
+  if (body.hide_resolved) conditions.push(sql`not ${t.resolved} and ${t.status} <> 'fixed'`);
+  if (scanId)
+    conditions.push(
+      sql`exists (select 1 from ${findingSightings} s where s.scan_id = ${scanId}::uuid and s.finding_id = ${t.id})`,
+    );
+  if (body.scan_subclass === 'exploit_scanner' || body.scan_subclass === 'exploit_db') {
+    const tt = body.scan_subclass === 'exploit_scanner' ? findingsExploitScanner : findingsExploitDb;
+    if (body.subdomain_filter_opt)
+      conditions.push(
+        textMatch(
+          tt.subdomain,
+          body.subdomain_filter_opt.subdomain_filter,
+          body.subdomain_filter_opt.is_contains,
+        ),
+      );
+  }
+  if (body.scan_subclass === 'exploit_db' && body.vulnerabilities_existence)
+    conditions.push(
+      body.vulnerabilities_existence === 'with'
+        ? sql`${findingsExploitDb.cve} <> ''`
+        : sql`${findingsExploitDb.cve} = ''`,
+    );
+  if (body.scan_subclass === 'leakcheck') {
+    if (body.subdomain_filter_opt)
+      conditions.push(
+        textMatch(
+          sql`split_part(${findingsLeakcheck.email}, '@', 2)`,
+          body.subdomain_filter_opt.subdomain_filter,
+          body.subdomain_filter_opt.is_contains,
+        ),
+      );
+    if (body.leak_email_password === true)
+      conditions.push(sql`${findingsLeakcheck.passwordEncrypted} is not null`);
+    if (body.leak_email_password === false)
+      conditions.push(sql`${findingsLeakcheck.passwordEncrypted} is null`);
+    if (body.email_filter_opt)
+      conditions.push(
+        textMatch(
+          findingsLeakcheck.email,
+          body.email_filter_opt.email_filter,
+          body.email_filter_opt.is_contains,
+        ),
+      );
+  }
+  const columns: Record<string, AnyColumn> = SORT_COLUMNS[sub];
+  const sortColumn: AnyColumn | undefined = body.sort_key
+    ? columns[body.sort_key]
+    : sub === 'leakcheck'
+      ? t.addTs
+      : t.severityOrdering;
+  const direction = body.sort_order ?? 'desc';
+  const order = [
+    direction === 'asc'
+      ? sql`${sortColumn ?? t.addTs} asc nulls first`
+      : sql`${sortColumn ?? t.addTs} desc nulls last`,
+    direction === 'asc' ? asc(t.id) : desc(t.id),
+  ];
+  const where = and(...conditions);
+  // The three tables share the lifecycle columns; Drizzle needs one concrete table per query.
+  const table = t as typeof findingsExploitScanner;
+  const [rows, [count]] = await Promise.all([
+    db
+      .select()
+      .from(table)
+      .where(where)
+      .orderBy(...order)
+      .limit(page.limit)
+      .offset(page.offset),
+    db.select({ n: sql<number>`count(*)::int` }).from(table).where(where),
+  ]);
+  return { rows: rows.map((r) => ({ ...r, subclass: sub }) as FindingRow), total: count?.n ?? 0 };
+}
+
+export async function setResolved(
+  db: DbOrTx,
+  userId: string,
+  sub: Subclass,
+  id: string,
+  resolved: { reason: string } | null,
+): Promise<FindingRow | undefined> {
+  const t = FINDING_TABLES[sub] as typeof findingsExploitScanner;
+  const [row] = await db
+    .update(t)
+    .set(
+      resolved
+        ? { resolved: true, resolvedReason: resolved.reason, resolvedAt: new Date() }
+        : { resolved: false, resolvedReason: null, resolvedAt: null },
+    )
+    .where(and(eq(t.userId, userId), eq(t.id, id)))
+    .returning();
+  return row ? ({ ...row, subclass: sub } as FindingRow) : undefined;
+}

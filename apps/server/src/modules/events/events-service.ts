@@ -1,0 +1,156 @@
+import {
+  EVENTS_PAGE_SIZE,
+  type TAllEventsBody,
+  type TEvent,
+  type TEventsPage,
+  type TOneEventsBody,
+  type TSeverity,
+} from '@perimeter/contracts';
+import { notFound } from '../../lib/errors.ts';
+import type { AppContext } from '../../server/context.ts';
+import { getScan } from '../scans/scans-repo.ts';
+import * as repo from './events-repo.ts';
+
+const iso = (d: Date | null) => d?.toISOString() ?? null;
+const str = (v: unknown) => (typeof v === 'string' ? v : null);
+const strings = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+const num = (v: unknown) => (typeof v === 'number' ? v : null);
+
+export function toEvent(row: repo.FindingRow): TEvent {
+  const base = {
+    id: row.id,
+    user_target_id: row.targetId,
+    fingerprint: row.fingerprint,
+    severity: row.severity as TSeverity,
+    severity_ordering: row.severityOrdering,
+    main_domain: row.mainDomain,
+    status: row.status as TEvent['status'],
+    resolved: row.resolved,
+    resolved_reason: (row.resolvedReason as TEvent['resolved_reason']) ?? null,
+    add_ts: row.addTs.toISOString(),
+    first_seen: row.firstSeen.toISOString(),
+    last_seen: row.lastSeen.toISOString(),
+    fixed_at: iso(row.fixedAt),
+  };
+  const d = row.detail;
+  if (row.subclass === 'exploit_scanner') {
+    const evidence = d.evidence as { request?: unknown; response?: unknown; curl?: unknown } | undefined;
+    return {
+      ...base,
+      scan_subclass: 'exploit_scanner',
+      template_id: row.templateId,
+      name: row.name,
+      host: row.host,
+      subdomain: row.subdomain,
+      matched_at: row.matchedAt,
+      description: str(d.description),
+      impact: str(d.impact),
+      remediation: str(d.remediation),
+      references: strings(d.references),
+      tags: strings(d.tags),
+      extracted: strings(d.extracted),
+      classification: (d.classification as Record<string, unknown> | undefined) ?? null,
+      evidence: evidence
+        ? {
+            request: String(evidence.request ?? ''),
+            response: String(evidence.response ?? ''),
+            curl: String(evidence.curl ?? ''),
+          }
+        : null,
+    };
+  }
+  if (row.subclass === 'exploit_db') {
+    return {
+      ...base,
+      scan_subclass: 'exploit_db',
+      tech: row.tech,
+      version: row.version,
+      cve: row.cve,
+      host: row.host,
+      subdomain: row.subdomain,
+      port: row.port,
+      cvss_score: row.cvssScore,
+      cvss_vector: str(d.cvssVector),
+      description: str(d.description),
+      info_created_ts: iso(row.infoCreatedTs),
+      info_updated_ts: iso(row.infoUpdatedTs),
+      last_update_ts: row.lastUpdateTs.toISOString(),
+      last_check_ts: row.lastCheckTs.toISOString(),
+      version_start: str(d.versionStart),
+      version_end: str(d.versionEnd),
+      latest_version: str(d.latestVersion),
+      homepage: str(d.homepage),
+      downloads_per_month: num(d.downloadsPerMonth),
+      source_repository: str(d.sourceRepository),
+      cwe: strings(d.cwe),
+      references: strings(d.references),
+    };
+  }
+  return {
+    ...base,
+    scan_subclass: 'leakcheck',
+    email: row.email,
+    password: row.password,
+    leak_date: row.leakDate,
+    sources: row.sources,
+  };
+}
+
+const pageOf = (
+  body: { scan_subclass: keyof typeof EVENTS_PAGE_SIZE },
+  q: { limit?: number | undefined; offset: number },
+) => ({
+  limit: q.limit ?? EVENTS_PAGE_SIZE[body.scan_subclass],
+  offset: q.offset,
+});
+
+export async function getAllEvents(
+  ctx: AppContext,
+  userId: string,
+  body: TAllEventsBody,
+  q: { limit?: number | undefined; offset: number },
+): Promise<TEventsPage> {
+  const { rows, total } = await repo.listFindings(ctx.db, userId, body, pageOf(body, q));
+  return { items: rows.map(toEvent), total };
+}
+
+export async function getOneScanEvents(
+  ctx: AppContext,
+  userId: string,
+  body: TOneEventsBody,
+  q: { limit?: number | undefined; offset: number },
+): Promise<TEventsPage> {
+  const scan = await getScan(ctx.db, userId, body.id);
+  if (!scan) throw notFound('Scan not found.');
+  const { id, ...filters } = body;
+  const { rows, total } = await repo.listFindings(
+    ctx.db,
+    userId,
+    filters as TAllEventsBody,
+    pageOf(body, q),
+    id,
+  );
+  return { items: rows.map(toEvent), total };
+}
+
+export async function resolveEvent(
+  ctx: AppContext,
+  userId: string,
+  body: { scan_subclass: repo.Subclass; event_id: string; reason: string },
+): Promise<TEvent> {
+  const row = await repo.setResolved(ctx.db, userId, body.scan_subclass, body.event_id, {
+    reason: body.reason,
+  });
+  if (!row) throw notFound('Event not found.');
+  return toEvent(row);
+}
+
+export async function unresolveEvent(
+  ctx: AppContext,
+  userId: string,
+  body: { scan_subclass: repo.Subclass; event_id: string },
+): Promise<TEvent> {
+  const row = await repo.setResolved(ctx.db, userId, body.scan_subclass, body.event_id, null);
+  if (!row) throw notFound('Event not found.');
+  return toEvent(row);
+}

@@ -1,0 +1,193 @@
+import {
+  SCAN_SUBCLASS_VALUES,
+  SUBCLASS_OF_CLASS,
+  type TScanClass,
+  type TScanSubclass,
+  type TSeverity,
+} from '@perimeter/contracts';
+import type { Asset, Severity as EngineSeverity, Finding } from '@perimeter/engine';
+
+/** Engine stage names in order; the finding stages follow discovery. */
+export const DISCOVERY_STAGES = ['subdomains', 'dns', 'ports', 'http', 'fingerprint'] as const;
+export const SUBCLASS_STAGE: Record<TScanSubclass, string> = {
+  exploit_scanner: 'templates',
+  exploit_db: 'cve-matching',
+  leakcheck: 'leaks',
+};
+
+/**
+ * The subclasses a scan runs. A full scan runs every subclass the plan allows; a custom scan
+ * runs the chosen subclasses plus every subclass of the chosen classes.
+ */
+export function resolveSubclasses(
+  scanType: 'full' | 'custom',
+  custom: { classes: TScanClass[]; subclasses: TScanSubclass[] } | undefined,
+  allowed: readonly TScanSubclass[],
+): { subclasses: TScanSubclass[]; classes: TScanClass[]; refused: TScanSubclass[] } {
+  let wanted: TScanSubclass[];
+  if (scanType === 'full') wanted = allowed.slice();
+  else {
+    const set = new Set<TScanSubclass>(custom?.subclasses ?? []);
+    for (const s of SCAN_SUBCLASS_VALUES) if (custom?.classes.includes(SUBCLASS_OF_CLASS[s])) set.add(s);
+    wanted = SCAN_SUBCLASS_VALUES.filter((s) => set.has(s));
+  }
+  const refused = scanType === 'custom' ? wanted.filter((s) => !allowed.includes(s)) : [];
+  const subclasses = wanted.filter((s) => allowed.includes(s));
+  const classes: TScanClass[] = ['class_resources'];
+  for (const s of subclasses) if (!classes.includes(SUBCLASS_OF_CLASS[s])) classes.push(SUBCLASS_OF_CLASS[s]);
+  return { subclasses, classes, refused };
+}
+
+export function stageList(subclasses: readonly string[]): string[] {
+  return [
+    ...DISCOVERY_STAGES,
+    ...SCAN_SUBCLASS_VALUES.filter((s) => subclasses.includes(s)).map((s) => SUBCLASS_STAGE[s]),
+  ];
+}
+
+/** Overall percent from the current stage and its own progress (never 100 before the end). */
+export function percentOf(stages: string[], stage: string, done: number, total: number): number {
+  const i = stages.indexOf(stage);
+  if (i < 0) return 0;
+  const within = total > 0 ? Math.min(1, done / total) : 0;
+  return Math.min(99, Math.floor((100 * (i + within)) / stages.length));
+}
+
+export function apiSeverity(s: EngineSeverity | string): TSeverity {
+  return s === 'info' ? 'informational' : (s as TSeverity);
+}
+
+export const SEVERITY_RANK: Record<TSeverity, number> = {
+  critical: 5,
+  high: 4,
+  medium: 3,
+  low: 2,
+  informational: 1,
+  unknown: 0,
+};
+
+/** A stable key of an asset inside one scan, so a retried scan overwrites rather than duplicates. */
+export function assetKey(asset: Asset): string {
+  switch (asset.kind) {
+    case 'subdomain':
+      return asset.name;
+    case 'ip':
+      return asset.ip;
+    case 'service':
+      return `${asset.ip}:${asset.port}`;
+    case 'url':
+      return asset.url;
+    case 'technology':
+      return `${asset.target}|${asset.name}|${asset.version ?? ''}`;
+    case 'email':
+      return asset.email;
+  }
+}
+
+export interface ScopeRow {
+  name: string;
+  kind: 'subdomain' | 'ip';
+  mainDomain: string | null;
+  ipAddresses: string[];
+  openedPorts: number[];
+  services: { port: number; service: string; product: string | null; version: string | null }[];
+  technologies: { name: string; version: string | null }[];
+  emails: string[];
+  cnames: string[];
+  urls: string[];
+}
+
+const pushUnique = <T>(list: T[], item: T) => {
+  if (!list.includes(item)) list.push(item);
+};
+
+/** Merges asset events into one row per host name (or bare address): the scan's scope. */
+export class ScopeModel {
+  readonly rows = new Map<string, ScopeRow>();
+  readonly dirty = new Set<string>();
+
+  private row(name: string, kind: ScopeRow['kind'], mainDomain: string | null = null): ScopeRow {
+    let r = this.rows.get(name);
+    if (!r) {
+      r = {
+        name,
+        kind,
+        mainDomain,
+        ipAddresses: [],
+        openedPorts: [],
+        services: [],
+        technologies: [],
+        emails: [],
+        cnames: [],
+        urls: [],
+      };
+      this.rows.set(name, r);
+    }
+    if (mainDomain && !r.mainDomain) r.mainDomain = mainDomain;
+    this.dirty.add(name);
+    return r;
+  }
+
+  private rowsWithIp(ip: string): ScopeRow[] {
+    const found = [...this.rows.values()].filter((r) => r.name === ip || r.ipAddresses.includes(ip));
+    return found.length ? found : [this.row(ip, 'ip')];
+  }
+
+  add(asset: Asset): void {
+    switch (asset.kind) {
+      case 'subdomain': {
+        const r = this.row(asset.name, 'subdomain', asset.domain);
+        for (const ip of asset.ips) pushUnique(r.ipAddresses, ip);
+        for (const c of asset.cnames) pushUnique(r.cnames, c);
+        return;
+      }
+      case 'ip': {
+        if (asset.hostnames.length === 0) {
+          const r = this.row(asset.ip, 'ip');
+          pushUnique(r.ipAddresses, asset.ip);
+          return;
+        }
+        for (const h of asset.hostnames) pushUnique(this.row(h, 'subdomain').ipAddresses, asset.ip);
+        return;
+      }
+      case 'service': {
+        for (const r of this.rowsWithIp(asset.ip)) {
+          this.dirty.add(r.name);
+          pushUnique(r.openedPorts, asset.port);
+          r.openedPorts.sort((a, b) => a - b);
+          if (!r.services.some((s) => s.port === asset.port))
+            r.services.push({
+              port: asset.port,
+              service: asset.service,
+              product: asset.product ?? null,
+              version: asset.version ?? null,
+            });
+        }
+        return;
+      }
+      case 'url':
+        pushUnique(this.row(asset.host, /^[\d.]+$|:/.test(asset.host) ? 'ip' : 'subdomain').urls, asset.url);
+        return;
+      case 'technology': {
+        const r = this.row(asset.host, /^[\d.]+$|:/.test(asset.host) ? 'ip' : 'subdomain');
+        if (!r.technologies.some((t) => t.name === asset.name && t.version === (asset.version ?? null)))
+          r.technologies.push({ name: asset.name, version: asset.version ?? null });
+        return;
+      }
+      case 'email':
+        pushUnique(this.row(asset.domain, 'subdomain').emails, asset.email);
+        return;
+    }
+  }
+
+  takeDirty(): ScopeRow[] {
+    const out = [...this.dirty].map((n) => this.rows.get(n) as ScopeRow);
+    this.dirty.clear();
+    return out;
+  }
+}
+
+/** The host a finding is about (leaks have none: their domain stands in). */
+export function findingHost(f: Finding): string {
+  return f.subclass === 'leakcheck' ? f.mainDomain : f.host;
+}

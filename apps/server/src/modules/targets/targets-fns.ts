@@ -1,0 +1,170 @@
+import { domainToUnicode } from 'node:url';
+import {
+  PLAN_KEYS,
+  PLAN_LIMITS,
+  PLAN_NAMES,
+  type TPlanKey,
+  type TPlanLimits,
+  type TTargetType,
+  VERIFICATION_PREFIX,
+} from '@perimeter/contracts';
+import { parseTarget, ScopePolicy, TargetError } from '@perimeter/engine';
+import ipaddr from 'ipaddr.js';
+import { parse as parseDomain } from 'tldts';
+
+/** The largest network target, in addresses (a /20 of IPv4). */
+export const MAX_NETWORK_SIZE = 4096;
+
+/** Special-use names (RFC 6761, 6762, 8375, 9476) that never reach the public DNS. */
+const RESERVED_TLDS = new Set([
+  'test',
+  'example',
+  'invalid',
+  'localhost',
+  'local',
+  'internal',
+  'alt',
+  'home',
+  'lan',
+  'arpa',
+]);
+
+export interface NormalisedTarget {
+  targetType: TTargetType;
+  value: string;
+  displayName: string;
+  mainDomain: string | null;
+  ipCount: number;
+}
+
+export class TargetInputError extends Error {}
+
+/**
+ * Validates and normalises one target as the user typed it: domains to lower-case punycode with
+ * their registrable domain, addresses to canonical form, networks to network address/prefix.
+ * Private and reserved addresses and special-use names are refused unless `allowPrivate`.
+ */
+export function normaliseTarget(
+  input: string,
+  type: TTargetType | undefined,
+  allowPrivate: boolean,
+): NormalisedTarget {
+  const raw = input.trim();
+  if (raw.length === 0) throw new TargetInputError('The target is empty.');
+  let parsed: ReturnType<typeof parseTarget>;
+  try {
+    parsed = parseTarget(type ? { type, value: raw } : raw, MAX_NETWORK_SIZE);
+  } catch (err) {
+    if (err instanceof TargetError) throw new TargetInputError(`${err.message}.`);
+    throw err;
+  }
+  const policy = new ScopePolicy({ allowPrivate });
+  if (parsed.type === 'peer') {
+    const decision = policy.check(parsed.address);
+    if (!decision.allowed)
+      throw new TargetInputError(`${parsed.address} cannot be scanned: ${decision.reason}.`);
+    return {
+      targetType: 'peer',
+      value: parsed.address,
+      displayName: parsed.address,
+      mainDomain: null,
+      ipCount: 1,
+    };
+  }
+  if (parsed.type === 'network') {
+    const [base, bits] = ipaddr.parseCIDR(parsed.cidr);
+    const last =
+      base.kind() === 'ipv4'
+        ? ipaddr.IPv4.broadcastAddressFromCIDR(parsed.cidr).toString()
+        : lastIpv6(base as ipaddr.IPv6, bits);
+    for (const address of [base.toString(), last]) {
+      const decision = policy.check(address);
+      if (!decision.allowed)
+        throw new TargetInputError(`${parsed.cidr} cannot be scanned: ${decision.reason}.`);
+    }
+    return {
+      targetType: 'network',
+      value: parsed.cidr,
+      displayName: parsed.cidr,
+      mainDomain: null,
+      ipCount: parsed.size,
+    };
+  }
+  const info = parseDomain(parsed.domain, { allowPrivateDomains: true });
+  const tld = parsed.domain.split('.').at(-1) ?? '';
+  if (!allowPrivate && (RESERVED_TLDS.has(tld) || !info.isIcann))
+    throw new TargetInputError(`${parsed.domain} is not a public domain name.`);
+  if (info.isIp) throw new TargetInputError(`${raw} is an address: add it as a peer.`);
+  return {
+    targetType: 'domain',
+    value: parsed.domain,
+    displayName: domainToUnicode(parsed.domain) || parsed.domain,
+    mainDomain: parsed.registrable,
+    ipCount: 0,
+  };
+}
+
+function lastIpv6(base: ipaddr.IPv6, bits: number): string {
+  const bytes = base.toByteArray();
+  for (let i = 0; i < 16; i++) {
+    const hostBits = Math.max(0, Math.min(8, (i + 1) * 8 - bits));
+    bytes[i] = (bytes[i] as number) | ((1 << hostBits) - 1);
+  }
+  return ipaddr.fromByteArray(bytes).toString();
+}
+
+export function verificationValue(token: string): string {
+  return `${VERIFICATION_PREFIX}${token}`;
+}
+
+/** The reverse-DNS zone of a network: whole octets (IPv4) or nibbles (IPv6) of its prefix. */
+export function reverseZone(cidr: string): string {
+  const [base, bits] = ipaddr.parseCIDR(cidr);
+  if (base.kind() === 'ipv4') {
+    const octets = base.toByteArray().slice(0, Math.max(1, Math.floor(bits / 8)));
+    return `${octets.reverse().join('.')}.in-addr.arpa`;
+  }
+  const hex = base
+    .toByteArray()
+    .map((b) => b.toString(16).padStart(2, '0'))
+    .join('');
+  const nibbles = hex.slice(0, Math.max(1, Math.floor(bits / 4))).split('');
+  return `${nibbles.reverse().join('.')}.ip6.arpa`;
+}
+
+/** DNS names where the verification TXT record is accepted. */
+export function verificationRecordNames(type: TTargetType, value: string): string[] {
+  if (type === 'domain') return [value, `_perimeter.${value}`];
+  if (type === 'network') {
+    const zone = reverseZone(value);
+    return [zone, `_perimeter.${zone}`];
+  }
+  return [];
+}
+
+export const VERIFICATION_FILE_PATH = '/.well-known/perimeter-verification.txt';
+
+/** URLs where the verification file is accepted (peers). */
+export function verificationFileUrls(address: string): string[] {
+  const host = address.includes(':') ? `[${address}]` : address;
+  return [`https://${host}${VERIFICATION_FILE_PATH}`, `http://${host}${VERIFICATION_FILE_PATH}`];
+}
+
+export function verificationInstructions(type: TTargetType, value: string, token: string): string {
+  const v = verificationValue(token);
+  if (type === 'domain')
+    return `Add a DNS TXT record "${v}" to ${value} or to _perimeter.${value}, then check verification. DNS changes can take a few minutes to appear.`;
+  if (type === 'network')
+    return `Add a DNS TXT record "${v}" to the reverse-DNS zone ${reverseZone(value)} (or _perimeter.${reverseZone(value)}), then check verification.`;
+  return `Serve a file at ${VERIFICATION_FILE_PATH} on ${value} over HTTPS or HTTP whose content is "${v}", then check verification.`;
+}
+
+/** Open findings by severity → a 0…100 score (100 = nothing open). */
+export function targetScore(counts: { critical: number; high: number; medium: number; low: number }): number {
+  return Math.max(0, 100 - 25 * counts.critical - 10 * counts.high - 4 * counts.medium - counts.low);
+}
+
+export function limitsOf(plan: string): TPlanLimits & { name: string } {
+  const key = (PLAN_KEYS as readonly string[]).includes(plan) ? (plan as TPlanKey) : 'trial_scan';
+  return { ...PLAN_LIMITS[key], name: PLAN_NAMES[key] };
+}

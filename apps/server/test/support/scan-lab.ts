@@ -1,0 +1,150 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { TScan, TScanProgress } from '@perimeter/contracts';
+import { BUILTIN_TEMPLATES_DIR, importFeedFile, importNvd20, LeakCipher } from '@perimeter/engine';
+import type { Lab } from '@perimeter/lab';
+import pg from 'pg';
+import { expect } from 'vitest';
+import { createLogger } from '../../src/lib/logger.ts';
+import { type PgBoss, startQueue } from '../../src/lib/queue.ts';
+
+export type { PgBoss };
+
+import { addLeaks, PgVulnStore } from '../../src/modules/scans/scans-intel-repo.ts';
+import { registerScanWorkers } from '../../src/modules/scans/scans-jobs.ts';
+import type { AppContext } from '../../src/server/context.ts';
+import { client, newUserInput, PASSWORD, type TestApp } from './app.ts';
+
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
+
+/** A shared dataset folder, or undefined (skip with a message); absence fails when CI=true. */
+export function datasetPath(...parts: string[]): string | undefined {
+  const p = path.resolve(REPO_ROOT, '../shared/datasets', ...parts);
+  if (existsSync(p)) return p;
+  if (process.env.CI === 'true') throw new Error(`dataset missing in CI: ${p}`);
+  console.warn(`dataset not found, skipping: ${p}`);
+  return undefined;
+}
+
+/** Server settings that point scans and verification at a running lab. */
+export function labEnv(lab: Lab, extra: Record<string, string> = {}): Record<string, string> {
+  const ports = [...new Set([...Object.values(lab.portMap), 3306, 6379, 8080, 3000])].sort((a, b) => a - b);
+  return {
+    PERIMETER_ALLOW_PRIVATE_TARGETS: 'true',
+    PERIMETER_DNS_SERVERS: `${lab.dns.host}:${lab.dns.port}`,
+    PERIMETER_SCAN_ALLOW: `${lab.subnet}.0/24`,
+    PERIMETER_CT_URL: lab.ctUrl,
+    PERIMETER_SCAN_PORTS: ports.join(','),
+    WORKER_CONCURRENCY: '1',
+    ...extra,
+  };
+}
+
+export type Api = ReturnType<typeof client>;
+
+/** Registers and signs in a new user; returns an API client with its token and its id. */
+export async function signUp(
+  t: TestApp,
+  plan?: string,
+): Promise<{ api: Api; userId: string; email: string }> {
+  const input = newUserInput();
+  const reg = await client(t.app).post('/users/auth/registration/', input);
+  expect(reg.status).toBe(201);
+  const login = await client(t.app).post<{ data: { access: string } }>('/users/auth/login/', {
+    email: input.email,
+    password: PASSWORD,
+  });
+  expect(login.status).toBe(200);
+  const sql = new pg.Client({ connectionString: t.databaseUrl });
+  await sql.connect();
+  try {
+    if (plan) await sql.query('update users set plan = $1 where email = $2', [plan, input.email]);
+    const { rows } = await sql.query<{ id: string }>('select id from users where email = $1', [input.email]);
+    return { api: client(t.app, login.body.data.access), userId: rows[0]?.id as string, email: input.email };
+  } finally {
+    await sql.end();
+  }
+}
+
+/** pg-boss in the test process with the scan workers registered. */
+export async function startWorkers(t: TestApp): Promise<PgBoss> {
+  const boss = await startQueue(t.databaseUrl, createLogger('silent'));
+  await registerScanWorkers(t.runtime.ctx, boss);
+  return boss;
+}
+
+/** The CVE feeds the engine's known-answer test uses, and the lab's leak corpus, into PostgreSQL. */
+export async function loadIntel(ctx: AppContext, lab: Lab): Promise<PgVulnStore | undefined> {
+  await addLeaks(ctx.db, new LeakCipher(ctx.config.secrets.encryptionKey), lab.expected().leakCorpus);
+  const cveDir = datasetPath('cve');
+  const retireDir = datasetPath('retirejs');
+  if (!cveDir || !retireDir) return undefined;
+  const store = new PgVulnStore(ctx.db);
+  await store.add(await importFeedFile(path.join(cveDir, 'nvd-json-1.1/nvdcve-1.1-sample.json')));
+  for (const f of ['CVE-2021-41773.json', 'CVE-2021-43798.json'])
+    await store.add(
+      importNvd20(JSON.parse(readFileSync(path.join(cveDir, 'nvd-json-2.0-examples', f), 'utf8'))),
+    );
+  await store.add(await importFeedFile(path.join(retireDir, 'jsrepository-v5.json')));
+  return store;
+}
+
+export interface LabMap {
+  templates: Record<string, string>;
+  cveMatching: string[];
+  unlistedLabFindings: { templateId: string; hosts: string[] }[];
+}
+export const labMap = JSON.parse(
+  readFileSync(path.join(BUILTIN_TEMPLATES_DIR, 'lab-map.json'), 'utf8'),
+) as LabMap;
+
+/** Adds a domain, publishes its TXT record in the lab and verifies it. */
+export async function addVerifiedDomain(api: Api, lab: Lab, domain: string): Promise<string> {
+  const added = await api.post<{ data: { added: { user_target_id: string }[] } }>(
+    '/main/user_target/add_targets',
+    {
+      targets: [domain],
+    },
+  );
+  expect(added.status).toBe(201);
+  const id = added.body.data.added[0]?.user_target_id as string;
+  const ref = { target_type: 'domain', user_target_id: id };
+  const txt = await api.post<{ data: { value: string } }>('/main/user_target/get_verification_txt', ref);
+  lab.setTxt(`_perimeter.${domain}`, [txt.body.data.value]);
+  const check = await api.post<{ data: { verified: boolean } }>('/main/user_target/check_verification', ref);
+  expect(check.body.data.verified).toBe(true);
+  return id;
+}
+
+export async function createScan(
+  api: Api,
+  targetId: string,
+  extra: Record<string, unknown> = {},
+): Promise<TScan> {
+  const res = await api.post<{ data: TScan }>('/main/create_abstract_scan', {
+    targets: [{ target_type: 'domain', user_target_id: targetId }],
+    ...extra,
+  });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body.data;
+}
+
+/** Polls the progress endpoint until the scan reaches one of `statuses`. */
+export async function waitForScan(
+  api: Api,
+  id: string,
+  statuses: string[] = ['done'],
+  timeoutMs = 120_000,
+  onProgress?: (p: TScanProgress) => void,
+): Promise<TScanProgress> {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    const res = await api.get<{ data: TScanProgress }>(`/main/get_user_abstract_scan_progress?id=${id}`);
+    expect(res.status).toBe(200);
+    onProgress?.(res.body.data);
+    if (statuses.includes(res.body.data.status)) return res.body.data;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`scan ${id} did not reach ${statuses.join('/')} within ${timeoutMs} ms`);
+}
