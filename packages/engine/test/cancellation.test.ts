@@ -9,7 +9,7 @@ beforeAll(async () => {
   lab = await startTestLab(46);
 });
 afterAll(async () => {
-  await lab.stop();
+  await lab?.stop();
 });
 
 async function abortWhen(

@@ -14,7 +14,7 @@ beforeAll(async () => {
   lab = await startTestLab(48);
 });
 afterAll(async () => {
-  await lab.stop();
+  await lab?.stop();
 });
 
 describe('perimeter-scan CLI', () => {

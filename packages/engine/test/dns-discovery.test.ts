@@ -17,8 +17,8 @@ beforeAll(async () => {
   resolver = new DnsResolver({ servers: [`${lab.dns.host}:${lab.dns.port}`], timeoutMs: 1000, retries: 1 });
 });
 afterAll(async () => {
-  resolver.close();
-  await lab.stop();
+  resolver?.close();
+  await lab?.stop();
 });
 
 describe('resolver against the lab DNS server', () => {

@@ -12,7 +12,7 @@ beforeAll(async () => {
   result = await collectScan(scan(lab.domains, { ...labScanConfig(lab), classes: ['class_resources'] }));
 }, 60_000);
 afterAll(async () => {
-  await lab.stop();
+  await lab?.stop();
 });
 
 describe('known-answer: class_resources scan of the lab', () => {

@@ -15,7 +15,7 @@ beforeAll(async () => {
   lab = await startTestLab(47);
 });
 afterAll(async () => {
-  await lab.stop();
+  await lab?.stop();
 });
 
 function finding(host: string): TemplateFinding {

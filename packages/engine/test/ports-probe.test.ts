@@ -18,7 +18,7 @@ beforeAll(async () => {
   lab = await startTestLab(42);
 });
 afterAll(async () => {
-  await lab.stop();
+  await lab?.stop();
 });
 
 async function collect(it: AsyncIterable<number>): Promise<number[]> {

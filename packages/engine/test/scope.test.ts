@@ -50,7 +50,7 @@ beforeAll(async () => {
   vi.restoreAllMocks();
 }, 60_000);
 afterAll(async () => {
-  await lab.stop();
+  await lab?.stop();
 });
 
 describe('scope policy in the pipeline', () => {

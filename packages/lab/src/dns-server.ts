@@ -180,18 +180,21 @@ export async function startLabDns(opts: LabDnsOptions): Promise<LabDnsServer> {
     ];
   };
 
-  const udp = dgram.createSocket('udp4');
-  udp.on('message', (msg, rinfo) => {
-    let query: Packet;
-    try {
-      query = dnsPacket.decode(msg);
-    } catch {
-      return;
-    }
-    const q = query.questions?.[0];
-    if (q?.type === 'AXFR') return; // AXFR is TCP only
-    for (const p of respond(query)) udp.send(dnsPacket.encode(p), rinfo.port, rinfo.address);
-  });
+  const createUdp = (): dgram.Socket => {
+    const udp = dgram.createSocket('udp4');
+    udp.on('message', (msg, rinfo) => {
+      let query: Packet;
+      try {
+        query = dnsPacket.decode(msg);
+      } catch {
+        return;
+      }
+      const q = query.questions?.[0];
+      if (q?.type === 'AXFR') return; // AXFR is TCP only
+      for (const p of respond(query)) udp.send(dnsPacket.encode(p), rinfo.port, rinfo.address);
+    });
+    return udp;
+  };
 
   const tcp = net.createServer((socket) => {
     let buf = Buffer.alloc(0);
@@ -212,21 +215,38 @@ export async function startLabDns(opts: LabDnsOptions): Promise<LabDnsServer> {
     });
   });
 
-  await new Promise<void>((resolve, reject) => {
-    udp.once('error', reject);
-    udp.bind(opts.port, opts.host, () => {
-      udp.off('error', reject);
-      resolve();
+  const bindUdp = (udp: dgram.Socket, port: number) =>
+    new Promise<void>((resolve, reject) => {
+      udp.once('error', reject);
+      udp.bind(port, opts.host, () => {
+        udp.off('error', reject);
+        resolve();
+      });
     });
-  });
-  const port = udp.address().port;
-  await new Promise<void>((resolve, reject) => {
-    tcp.once('error', reject);
-    tcp.listen(port, opts.host, () => {
-      tcp.off('error', reject);
-      resolve();
+  const listenTcp = (port: number) =>
+    new Promise<void>((resolve, reject) => {
+      tcp.once('error', reject);
+      tcp.listen(port, opts.host, () => {
+        tcp.off('error', reject);
+        resolve();
+      });
     });
-  });
+
+  // UDP and TCP on the same port. With port 0, a free UDP port may be taken for TCP: retry.
+  let udp = createUdp();
+  let port = opts.port;
+  for (let attempt = 0; ; attempt++) {
+    await bindUdp(udp, opts.port);
+    port = udp.address().port;
+    try {
+      await listenTcp(port);
+      break;
+    } catch (err) {
+      await new Promise<void>((r) => udp.close(() => r()));
+      if (opts.port !== 0 || (err as NodeJS.ErrnoException).code !== 'EADDRINUSE' || attempt >= 20) throw err;
+      udp = createUdp();
+    }
+  }
 
   return {
     port,

@@ -14,7 +14,7 @@ beforeAll(async () => {
   lab = await startLab({ subnet: '127.0.60', dnsPort: 0 });
 });
 afterAll(async () => {
-  await lab.stop();
+  await lab?.stop();
 });
 
 function dnsQuery(name: string, type: 'A' | 'TXT' | 'CNAME'): Promise<Packet> {
