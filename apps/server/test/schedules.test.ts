@@ -4,6 +4,9 @@ import fc from 'fast-check';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectDatabase, type Database } from '../src/db/client.ts';
+import { createLogger } from '../src/lib/logger.ts';
+import { startQueue } from '../src/lib/queue.ts';
+import { scanBridge } from '../src/modules/schedules/scan-bridge.ts';
 import type { ScanBridge } from '../src/modules/schedules/schedules-bridge.ts';
 import { localDate, localTime, runsBetween } from '../src/modules/schedules/schedules-fns.ts';
 import { createScheduler } from '../src/modules/schedules/schedules-scheduler.ts';
@@ -301,7 +304,7 @@ describe('scheduler', () => {
   /** A scans module stand-in that creates a real `scans` row in the scheduler's transaction. */
   const fakeBridge = (calls: string[]): ScanBridge => ({
     async assertTargetsOwned() {},
-    async createAndStartScan(_ctx, tx, request) {
+    async createAndStartScan(_ctx, tx, _executeSql, request) {
       const { rows } = await tx.execute<{ id: string }>(
         sql_`insert into scans (user_id, status, target_type, scan_type)
              values (${request.userId}, 'pending', ${request.targets[0]!.target_type}, ${request.scanType}) returning id`,
@@ -418,6 +421,52 @@ describe('scheduler', () => {
       expectedIn(2, '2026-10-22T00:00:00Z', '2026-11-03T00:00:00Z'),
     );
   }, 120_000);
+
+  it('with the real scans bridge: the due run creates one scan and enqueues its start job in one transaction', async () => {
+    const boss = await startQueue(t.databaseUrl, createLogger('silent'));
+    try {
+      const { userId } = await signUp('UTC');
+      await sql.query(`update users set plan = 'business' where id = $1`, [userId]);
+      const targetId = await addTarget(userId, 'bridge.example');
+      const start = new Date('2027-02-01T00:00:00Z'); // a Monday
+      const s = await createSchedule(
+        t.runtime.ctx,
+        scanBridge,
+        userId,
+        {
+          targets: [{ target_type: 'domain', user_target_id: targetId }],
+          days: ['mon'],
+          start_time: '03:00',
+          tz: 'UTC',
+        },
+        start,
+      );
+      await sql.query('delete from scan_schedules where id <> $1', [s.scan_schedule_id]);
+      const clock = new Date('2027-02-01T03:00:30Z');
+      const second = connectDatabase(t.databaseUrl, 2);
+      try {
+        const a = createScheduler(t.runtime.ctx, { bridge: scanBridge, now: () => clock });
+        const b = createScheduler(
+          { ...t.runtime.ctx, database: second, db: second.db },
+          { bridge: scanBridge, now: () => clock },
+        );
+        await Promise.all([a.tick(), b.tick(), a.tick(), b.tick()]);
+      } finally {
+        await second.close();
+      }
+      const scans = await sql.query('select id, status, subclasses from scans where user_id = $1', [userId]);
+      expect(scans.rows).toHaveLength(1);
+      expect(scans.rows[0]).toMatchObject({ status: 'created' });
+      const jobs = await sql.query(`select data from pgboss.job where name = 'schedule-start'`);
+      expect(jobs.rows.map((r) => r.data.scanId)).toEqual([scans.rows[0].id]);
+      const run = await sql.query('select status, scan_id from scan_schedule_runs where schedule_id = $1', [
+        s.scan_schedule_id,
+      ]);
+      expect(run.rows).toEqual([{ status: 'started', scan_id: scans.rows[0].id }]);
+    } finally {
+      await boss.stop({ graceful: false, timeout: 2000 });
+    }
+  });
 
   it('records a refused scan as failed without retrying it, and moves on', async () => {
     const { userId } = await signUp('UTC');

@@ -8,3 +8,4 @@ export * from './schedules.ts';
 export * from './system.ts';
 export * from './targets.ts';
 export * from './reports.ts';
+export * from './notifications.ts';

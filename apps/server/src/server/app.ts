@@ -13,11 +13,12 @@ import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fast
 import { AppError } from '../lib/errors.ts';
 import { authRoutes } from '../modules/auth/auth-routes.ts';
 import { eventsRoutes } from '../modules/events/events-routes.ts';
+import { notificationsRoutes } from '../modules/notifications/notifications-routes.ts';
 import { reportsRoutes } from '../modules/reports/reports-routes.ts';
+import { scansRoutes } from '../modules/scans/scans-routes.ts';
 import { schedulesRoutes } from '../modules/schedules/schedules-routes.ts';
 import { systemRoutes } from '../modules/system/system-routes.ts';
 import type { MaintenanceState } from '../modules/system/system-service.ts';
-import { scansRoutes } from '../modules/scans/scans-routes.ts';
 import { targetsRoutes } from '../modules/targets/targets-routes.ts';
 import type { AppContext } from './context.ts';
 import { authPlugin } from './plugins/auth.ts';
@@ -100,6 +101,7 @@ export async function buildApp({ ctx, maintenance }: AppOptions): Promise<Fastif
       await api.register(eventsRoutes, { ctx });
       await api.register(schedulesRoutes, { ctx });
       await api.register(reportsRoutes, { ctx });
+      await api.register(notificationsRoutes, { ctx });
     },
     { prefix: '/api' },
   );

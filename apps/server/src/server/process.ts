@@ -1,7 +1,9 @@
 import { ConfigError, loadConfig } from '../lib/config/index.ts';
 import { createLogger } from '../lib/logger.ts';
 import { startQueue } from '../lib/queue.ts';
+import { registerNotificationWorkers } from '../modules/notifications/notifications-jobs.ts';
 import { registerScanWorkers } from '../modules/scans/scans-jobs.ts';
+import { startSchedules } from '../modules/schedules/schedules-worker.ts';
 import { buildApp } from './app.ts';
 import { openRuntime } from './runtime.ts';
 
@@ -40,6 +42,10 @@ export async function runProcess(roles: Roles): Promise<void> {
   }
   if (roles.worker) {
     await registerScanWorkers(runtime.ctx, boss);
+    const scheduler = await startSchedules(runtime.ctx, boss);
+    stops.unshift(() => scheduler.stop());
+    const notifier = await registerNotificationWorkers(runtime.ctx, boss);
+    stops.unshift(() => notifier.stop());
     logger.info('worker role ready');
   }
 

@@ -10,13 +10,22 @@ export interface ScheduledScanRequest {
   config: TScanConfig;
 }
 
+/** Runs SQL on the scheduler's open transaction (what pg-boss needs to enqueue in it). */
+export type ExecuteSql = (text: string, values?: unknown[]) => Promise<{ rows: unknown[] }>;
+
 /**
- * The scans module's side of scheduling, kept behind an interface so the scheduler can be tested
- * alone and the scans module can evolve. `tx` is the scheduler's transaction: creating the scan in it
- * makes "claim the run" and "create + enqueue the scan" one atomic step.
+ * The scans module's side of scheduling, behind an interface so the scheduler can be tested alone.
+ * `createAndStartScan` runs inside the scheduler's transaction (`tx` + `executeSql` share it): the
+ * claimed run, the created scan and the job that starts it commit together or not at all. It must not
+ * make network calls; ownership is re-checked by the job, outside the transaction.
  */
 export interface ScanBridge {
   /** Throws notFound() when a target is not the user's. */
   assertTargetsOwned(ctx: AppContext, userId: string, targets: TTargetRef[]): Promise<void>;
-  createAndStartScan(ctx: AppContext, tx: DbOrTx, request: ScheduledScanRequest): Promise<{ scanId: string }>;
+  createAndStartScan(
+    ctx: AppContext,
+    tx: DbOrTx,
+    executeSql: ExecuteSql,
+    request: ScheduledScanRequest,
+  ): Promise<{ scanId: string }>;
 }

@@ -123,3 +123,10 @@ export async function ownedTargetTypes(
     .where(and(eq(targets.userId, userId), inArray(targets.id, ids), eq(targets.disabled, false)));
   return new Map(rows.map((r) => [r.id, r.type]));
 }
+
+export async function markRunFailedByScan(db: DbOrTx, scanId: string, error: string): Promise<void> {
+  await db
+    .update(scanScheduleRuns)
+    .set({ status: 'failed', error: error.slice(0, 1000) })
+    .where(eq(scanScheduleRuns.scanId, scanId));
+}

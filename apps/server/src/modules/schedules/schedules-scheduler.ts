@@ -1,5 +1,6 @@
 import type { Logger } from '../../lib/logger.ts';
 import type { AppContext } from '../../server/context.ts';
+import { withClientTransaction } from '../scans/scans-repo.ts';
 import type { ScanBridge } from './schedules-bridge.ts';
 import { isWithinWindow, nextRunAfter } from './schedules-fns.ts';
 import * as repo from './schedules-repo.ts';
@@ -38,7 +39,7 @@ export function createScheduler(ctx: AppContext, opts: SchedulerOptions) {
   async function tickOnce(): Promise<TickResult & { handled: number }> {
     const result = { started: 0, failed: 0, missed: 0, handled: 0 };
     const at = now();
-    await ctx.db.transaction(async (tx) => {
+    await withClientTransaction(ctx.database, async (tx, executeSql) => {
       const due = await repo.lockDueSchedules(tx, at, batch);
       result.handled = due.length;
       for (const row of due) {
@@ -57,19 +58,20 @@ export function createScheduler(ctx: AppContext, opts: SchedulerOptions) {
         });
         if (claimed && inWindow) {
           const config = storedConfig(row);
+          // A savepoint: a refused scan (plan limit, target gone) is recorded as failed, not retried.
+          await executeSql('savepoint scheduled_scan');
           try {
-            // A savepoint: a refused scan (plan limit, target no longer verified) is recorded, not retried.
-            const { scanId } = await tx.transaction((sp) =>
-              opts.bridge.createAndStartScan(ctx, sp, {
-                userId: row.userId,
-                targets: config.targets,
-                scanType: row.scanType === 'custom' ? 'custom' : 'full',
-                config: { classes: config.classes, subclasses: config.subclasses },
-              }),
-            );
+            const { scanId } = await opts.bridge.createAndStartScan(ctx, tx, executeSql, {
+              userId: row.userId,
+              targets: config.targets,
+              scanType: row.scanType === 'custom' ? 'custom' : 'full',
+              config: { classes: config.classes, subclasses: config.subclasses },
+            });
+            await executeSql('release savepoint scheduled_scan');
             await repo.finishRun(tx, claimed.id, { status: 'started', scanId });
             result.started += 1;
           } catch (err) {
+            await executeSql('rollback to savepoint scheduled_scan');
             const detail = err instanceof Error ? err.message : String(err);
             await repo.finishRun(tx, claimed.id, { status: 'failed', error: detail.slice(0, 1000) });
             log.warn({ err, scheduleId: row.id, dueAt }, 'scheduled scan was not started');

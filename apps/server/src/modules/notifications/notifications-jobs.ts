@@ -1,0 +1,108 @@
+import PgBoss from 'pg-boss';
+import { z } from 'zod';
+import type { AppContext } from '../../server/context.ts';
+import { withClientTransaction } from '../scans/scans-repo.ts';
+import { claimNotification, lockUnnotifiedScans } from './notifications-repo.ts';
+import { deliver, markDeliveryFailed, notifyScanFinished } from './notifications-service.ts';
+
+/** `notify-scan`: mails and webhook fan-out for one finished scan. */
+export const NOTIFY_SCAN_QUEUE = 'notify-scan';
+export const ZNotifyScanJob = z.object({ scanId: z.uuid() });
+/** `webhook-deliver`: one signed POST; retried with exponential backoff (10 s, 20 s, 40 s … 6 retries). */
+export const WEBHOOK_QUEUE = 'webhook-deliver';
+export const ZWebhookJob = z.object({ deliveryId: z.uuid() });
+
+export interface NotificationPolicy {
+  /** Seconds before the first webhook retry; doubles each time. */
+  webhookRetryDelay: number;
+  webhookRetryLimit: number;
+  /** How often finished scans are looked for. */
+  sweepMs: number;
+}
+export const DEFAULT_NOTIFICATION_POLICY: NotificationPolicy = {
+  webhookRetryDelay: 10,
+  webhookRetryLimit: 6,
+  sweepMs: 15_000,
+};
+
+const notifyPolicy = { retryLimit: 3, retryDelay: 30, retryBackoff: true, expireInSeconds: 300 };
+const webhookPolicy = (p: NotificationPolicy) => ({
+  retryLimit: p.webhookRetryLimit,
+  retryDelay: p.webhookRetryDelay,
+  retryBackoff: true,
+  expireInSeconds: 120,
+});
+
+async function ensureQueue(boss: PgBoss, name: string, policy: object) {
+  if (!(await boss.getQueue(name))) await boss.createQueue(name, { name, ...policy });
+}
+
+/**
+ * Finds finished scans not yet notified, claims each in `notification_log` and enqueues its
+ * `notify-scan` job in the same transaction — so every finished scan is notified once, whichever
+ * worker sees it first, and nothing is lost if a worker dies.
+ */
+export async function sweepFinishedScans(ctx: AppContext, now = new Date()): Promise<number> {
+  return withClientTransaction(ctx.database, async (db, executeSql) => {
+    const due = await lockUnnotifiedScans(db, new Date(now.getTime() - 2 * 86_400_000), 50);
+    if (due.length === 0) return 0;
+    const boss = new PgBoss({ db: { executeSql }, schema: 'pgboss' });
+    await ensureQueue(boss, NOTIFY_SCAN_QUEUE, notifyPolicy);
+    let n = 0;
+    for (const scan of due) {
+      if (!(await claimNotification(db, scan.userId, scan.id, 'scan_finished'))) continue;
+      await boss.send(NOTIFY_SCAN_QUEUE, { scanId: scan.id }, { ...notifyPolicy, singletonKey: scan.id });
+      n += 1;
+    }
+    return n;
+  });
+}
+
+export async function registerNotificationWorkers(
+  ctx: AppContext,
+  boss: PgBoss,
+  policy: NotificationPolicy = DEFAULT_NOTIFICATION_POLICY,
+) {
+  await ensureQueue(boss, NOTIFY_SCAN_QUEUE, notifyPolicy);
+  await ensureQueue(boss, WEBHOOK_QUEUE, webhookPolicy(policy));
+  await boss.work(NOTIFY_SCAN_QUEUE, { batchSize: 1, pollingIntervalSeconds: 0.5 }, async ([job]) => {
+    if (!job) return;
+    const { scanId } = ZNotifyScanJob.parse(job.data);
+    for (const deliveryId of await notifyScanFinished(ctx, scanId)) {
+      await boss.send(WEBHOOK_QUEUE, { deliveryId }, { ...webhookPolicy(policy), singletonKey: deliveryId });
+    }
+  });
+  await boss.work(
+    WEBHOOK_QUEUE,
+    { batchSize: 1, pollingIntervalSeconds: 0.5, includeMetadata: true },
+    async ([job]) => {
+      if (!job) return;
+      const { deliveryId } = ZWebhookJob.parse(job.data);
+      const result = await deliver(ctx, deliveryId);
+      if (result.ok) return;
+      if (job.retryCount >= job.retryLimit) {
+        await markDeliveryFailed(ctx, deliveryId);
+        return;
+      }
+      throw new Error(`webhook delivery ${deliveryId} failed: ${result.error}`);
+    },
+  );
+  let stopped = false;
+  let running: Promise<unknown> | undefined;
+  const timer = setInterval(() => {
+    if (running || stopped) return;
+    running = sweepFinishedScans(ctx)
+      .catch((err) => ctx.logger.error({ err }, 'notification sweep failed'))
+      .finally(() => {
+        running = undefined;
+      });
+  }, policy.sweepMs);
+  timer.unref();
+  return {
+    async stop() {
+      stopped = true;
+      clearInterval(timer);
+      await running;
+    },
+  };
+}
