@@ -12,6 +12,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRepl
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { AppError } from '../lib/errors.ts';
 import { authRoutes } from '../modules/auth/auth-routes.ts';
+import { dashboardRoutes } from '../modules/dashboard/dashboard-routes.ts';
 import { eventsRoutes } from '../modules/events/events-routes.ts';
 import { notificationsRoutes } from '../modules/notifications/notifications-routes.ts';
 import { reportsRoutes } from '../modules/reports/reports-routes.ts';
@@ -46,7 +47,7 @@ export async function buildApp({ ctx, maintenance }: AppOptions): Promise<Fastif
     },
     requestIdHeader: false,
     bodyLimit: 1_048_576,
-    maxParamLength: 512,
+    routerOptions: { maxParamLength: 512 },
     // Errors the router raises before any route runs (malformed URLs, over-long parameters).
     frameworkErrors: (err, _request, reply) => {
       const body: TApiError = { detail: `Malformed request: ${err.message}`, code: 'validation_error' };
@@ -102,6 +103,7 @@ export async function buildApp({ ctx, maintenance }: AppOptions): Promise<Fastif
       await api.register(schedulesRoutes, { ctx });
       await api.register(reportsRoutes, { ctx });
       await api.register(notificationsRoutes, { ctx });
+      await api.register(dashboardRoutes, { ctx });
     },
     { prefix: '/api' },
   );
