@@ -9,3 +9,4 @@ export * from './system.ts';
 export * from './targets.ts';
 export * from './reports.ts';
 export * from './notifications.ts';
+export * from './dashboard.ts';

@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { dateRange, riskGrade, riskScore, zeroCounts } from './dashboard-fns.ts';
+
+const counts = (o: Partial<ReturnType<typeof zeroCounts>>) => ({ ...zeroCounts(), ...o });
+
+describe('risk score (docs/risk-score.md)', () => {
+  it.each([
+    [{}, 0, 'A'],
+    [{ informational: 50 }, 0, 'A'],
+    [{ low: 1 }, 2, 'A'],
+    [{ medium: 1 }, 10, 'B'],
+    [{ high: 1 }, 22, 'B'],
+    [{ high: 2, medium: 3 }, 55, 'C'],
+    [{ critical: 1 }, 70, 'D'],
+    [{ critical: 2, high: 2 }, 78, 'D'],
+    [{ critical: 4, high: 4 }, 95, 'F'],
+    [{ medium: 200 }, 100, 'F'],
+  ])('%j → %i (%s)', (c, score, grade) => {
+    expect(riskScore(counts(c))).toBe(score);
+    expect(riskGrade(riskScore(counts(c)))).toBe(grade);
+  });
+  it('never decreases when a finding is added', () => {
+    let c = zeroCounts();
+    let last = 0;
+    for (const s of ['low', 'medium', 'high', 'critical', 'unknown', 'high'] as const) {
+      c = { ...c, [s]: c[s] + 1 };
+      expect(riskScore(c)).toBeGreaterThanOrEqual(last);
+      last = riskScore(c);
+    }
+  });
+  it('date ranges are gap-free', () => {
+    expect(dateRange('2026-02-27', '2026-03-02')).toEqual([
+      '2026-02-27',
+      '2026-02-28',
+      '2026-03-01',
+      '2026-03-02',
+    ]);
+  });
+});
