@@ -4,8 +4,10 @@ import { fileURLToPath } from 'node:url';
 import type { TScan, TScanProgress } from '@perimeter/contracts';
 import { BUILTIN_TEMPLATES_DIR, importFeedFile, importNvd20, LeakCipher } from '@perimeter/engine';
 import type { Lab } from '@perimeter/lab';
+import { eq } from 'drizzle-orm';
 import pg from 'pg';
 import { expect } from 'vitest';
+import { scans, targets } from '../../src/db/schema/index.ts';
 import { createLogger } from '../../src/lib/logger.ts';
 import { type PgBoss, startQueue } from '../../src/lib/queue.ts';
 
@@ -13,6 +15,7 @@ export type { PgBoss };
 
 import { addLeaks, PgVulnStore } from '../../src/modules/scans/scans-intel-repo.ts';
 import { registerScanWorkers } from '../../src/modules/scans/scans-jobs.ts';
+import { saveScope, upsertFindings } from '../../src/modules/scans/scans-repo.ts';
 import type { AppContext } from '../../src/server/context.ts';
 import { client, newUserInput, PASSWORD, type TestApp } from './app.ts';
 
@@ -47,7 +50,7 @@ export type Api = ReturnType<typeof client>;
 export async function signUp(
   t: TestApp,
   plan?: string,
-): Promise<{ api: Api; userId: string; email: string }> {
+): Promise<{ api: Api; userId: string; email: string; token: string }> {
   const input = newUserInput();
   const reg = await client(t.app).post('/users/auth/registration/', input);
   expect(reg.status).toBe(201);
@@ -61,7 +64,12 @@ export async function signUp(
   try {
     if (plan) await sql.query('update users set plan = $1 where email = $2', [plan, input.email]);
     const { rows } = await sql.query<{ id: string }>('select id from users where email = $1', [input.email]);
-    return { api: client(t.app, login.body.data.access), userId: rows[0]?.id as string, email: input.email };
+    return {
+      api: client(t.app, login.body.data.access),
+      userId: rows[0]?.id as string,
+      email: input.email,
+      token: login.body.data.access,
+    };
   } finally {
     await sql.end();
   }
@@ -147,4 +155,103 @@ export async function waitForScan(
     await new Promise((r) => setTimeout(r, 250));
   }
   throw new Error(`scan ${id} did not reach ${statuses.join('/')} within ${timeoutMs} ms`);
+}
+
+/**
+ * A done scan with one finding of each subclass and a scope row, written straight through the
+ * repositories (no lab needed): for isolation and fuzz tests.
+ */
+export async function seedScan(t: TestApp, api: Api, userId: string, domain = 'seed.example.com') {
+  const add = await api.post<{ data: { added: { user_target_id: string }[] } }>(
+    '/main/user_target/add_targets',
+    {
+      targets: [domain],
+    },
+  );
+  expect(add.status, JSON.stringify(add.body)).toBe(201);
+  const targetId = add.body.data.added[0]?.user_target_id as string;
+  const db = t.runtime.ctx.db;
+  await db.update(targets).set({ verified: true }).where(eq(targets.id, targetId));
+  const scan = await createScan(api, targetId);
+  const base = { mainDomain: domain, subdomain: 'www', host: `www.${domain}` };
+  await upsertFindings(db, scan.id, userId, {
+    exploit_scanner: [
+      {
+        targetId,
+        finding: {
+          subclass: 'exploit_scanner',
+          fingerprint: `fp-es-${scan.id}`,
+          templateId: 'git-config',
+          name: 'Git config exposed',
+          severity: 'high',
+          severityOrdering: 4,
+          matchedAt: `http://www.${domain}/.git/config`,
+          extracted: [],
+          references: [],
+          tags: ['exposure'],
+          ...base,
+        },
+      },
+    ],
+    exploit_db: [
+      {
+        targetId,
+        finding: {
+          subclass: 'exploit_db',
+          fingerprint: `fp-db-${scan.id}`,
+          tech: 'Nginx',
+          version: '1.14.0',
+          cve: 'CVE-2019-9511',
+          severity: 'high',
+          severityOrdering: 4,
+          lastCheckTs: new Date().toISOString(),
+          references: [],
+          ...base,
+        },
+      },
+    ],
+    leakcheck: [
+      {
+        targetId,
+        finding: {
+          subclass: 'leakcheck',
+          fingerprint: `fp-lc-${scan.id}`,
+          email: `info@${domain}`,
+          password: 'Su******9!',
+          sources: ['combo'],
+          leakDate: '2019-07-14',
+          mainDomain: domain,
+        },
+      },
+    ],
+  });
+  await saveScope(db, scan.id, [
+    {
+      name: `www.${domain}`,
+      kind: 'subdomain',
+      mainDomain: domain,
+      ipAddresses: ['203.0.113.10'],
+      openedPorts: [80],
+      services: [{ port: 80, service: 'http', product: 'nginx', version: '1.14.0' }],
+      technologies: [{ name: 'Nginx', version: '1.14.0' }],
+      emails: [],
+      cnames: [],
+      urls: [`http://www.${domain}/`],
+    },
+  ]);
+  await db
+    .update(scans)
+    .set({ status: 'done', percent: 100, finishedAt: new Date() })
+    .where(eq(scans.id, scan.id));
+  const events: Record<string, string> = {};
+  for (const sub of ['exploit_scanner', 'exploit_db', 'leakcheck']) {
+    const res = await api.post<{ data: { items: { id: string }[] } }>(
+      '/main/get_all_user_abstract_scan_events',
+      {
+        scan_subclass: sub,
+      },
+    );
+    events[sub] = res.body.data.items[0]?.id as string;
+  }
+  return { targetId, scanId: scan.id, events };
 }
