@@ -10,3 +10,4 @@ export * from './targets.ts';
 export * from './reports.ts';
 export * from './notifications.ts';
 export * from './dashboard.ts';
+export * from './billing.ts';

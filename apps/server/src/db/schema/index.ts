@@ -6,3 +6,4 @@ export * from './reports.ts';
 export * from './targets.ts';
 export * from './scans.ts';
 export * from './findings.ts';
+export * from './billing.ts';
