@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './lib/config/index.ts';
 import { createLogger } from './lib/logger.ts';
 import { listRecentMail } from './modules/mail/mail-repo.ts';
+import { cveCommand, leaksCommand } from './modules/scans/scans-intel-service.ts';
 import { openRuntime, type Runtime } from './server/runtime.ts';
 
 const USAGE = `Usage: npm run cli -- <command>
@@ -15,11 +16,17 @@ const USAGE = `Usage: npm run cli -- <command>
   maintenance off                       end maintenance mode
   maintenance status                    print the current state
   mail outbox [--limit N]               print the latest mails (their links included)
+  cve import <file|dir|url>...          load NVD 1.1/2.0 or retire.js feeds (JSON or .gz) into the CVE database
+  cve status                            print how many CVE records are loaded
+  leaks import <file> [--source NAME]   load leaked credentials (JSON, CSV with an email column, or email:password lines)
+  leaks status                          print how many leak records are loaded
 `;
 
 type Command = (runtime: Runtime, args: string[]) => Promise<void>;
 
 const commands: Record<string, Command> = {
+  cve: (runtime, args) => cveCommand(runtime.ctx, args),
+  leaks: (runtime, args) => leaksCommand(runtime.ctx, args),
   async maintenance(runtime, args) {
     const { positionals, values } = parseArgs({
       args,
