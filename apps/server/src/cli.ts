@@ -5,7 +5,9 @@
  */
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './lib/config/index.ts';
+import { AppError } from './lib/errors.ts';
 import { createLogger } from './lib/logger.ts';
+import { assignPlan } from './modules/billing/billing-service.ts';
 import { listRecentMail } from './modules/mail/mail-repo.ts';
 import { cveCommand, leaksCommand } from './modules/scans/scans-intel-service.ts';
 import { openRuntime, type Runtime } from './server/runtime.ts';
@@ -16,6 +18,7 @@ const USAGE = `Usage: npm run cli -- <command>
   maintenance off                       end maintenance mode
   maintenance status                    print the current state
   mail outbox [--limit N]               print the latest mails (their links included)
+  plans assign <email> <plan>           set a user's plan (trial_scan, try_it, starter, business, enterprise)
   cve import <file|dir|url>...          load NVD 1.1/2.0 or retire.js feeds (JSON or .gz) into the CVE database
   cve status                            print how many CVE records are loaded
   leaks import <file> [--source NAME]   load leaked credentials (JSON, CSV with an email column, or email:password lines)
@@ -58,6 +61,16 @@ const commands: Record<string, Command> = {
       console.log(
         `--- ${row.createdAt.toISOString()} to ${row.to} [${row.status}] ${row.subject}\n${row.text}`,
       );
+    }
+  },
+  async plans(runtime, args) {
+    const [action, email, plan] = args;
+    if (action !== 'assign' || !email || !plan) throw new UsageError('Use "plans assign <email> <plan>".');
+    try {
+      const res = await assignPlan(runtime.ctx, email, plan);
+      console.log(`${email}: plan ${res.plan}`);
+    } catch (err) {
+      throw err instanceof AppError ? new UsageError(err.detail) : err;
     }
   },
 };

@@ -12,6 +12,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRepl
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { AppError } from '../lib/errors.ts';
 import { authRoutes } from '../modules/auth/auth-routes.ts';
+import { billingRoutes } from '../modules/billing/billing-routes.ts';
 import { dashboardRoutes } from '../modules/dashboard/dashboard-routes.ts';
 import { eventsRoutes } from '../modules/events/events-routes.ts';
 import { notificationsRoutes } from '../modules/notifications/notifications-routes.ts';
@@ -104,6 +105,7 @@ export async function buildApp({ ctx, maintenance }: AppOptions): Promise<Fastif
       await api.register(reportsRoutes, { ctx });
       await api.register(notificationsRoutes, { ctx });
       await api.register(dashboardRoutes, { ctx });
+      await api.register(billingRoutes, { ctx });
     },
     { prefix: '/api' },
   );

@@ -61,6 +61,20 @@ export const ZEnv = z.object({
   SCAN_JOB_EXPIRE_SECONDS: z.coerce.number().int().min(10).max(86_400).default(3600),
   /** Retries of a failed or expired scan job. */
   SCAN_JOB_RETRY_LIMIT: z.coerce.number().int().min(0).max(20).default(3),
+  /** Billing (modules/billing, docs/billing.md): currency of prices; Stripe when STRIPE_SECRET_KEY is set, else the local provider. */
+  BILLING_CURRENCY: z.enum(['usd', 'aed']).default('usd'),
+  STRIPE_SECRET_KEY: z.string().optional(),
+  STRIPE_WEBHOOK_SECRET: z.string().optional(),
+  STRIPE_API_BASE: optionalUrl(/^https?:$/),
+  STRIPE_PRICE_TRY_IT: z.string().optional(),
+  STRIPE_PRICE_STARTER_MONTHLY: z.string().optional(),
+  STRIPE_PRICE_STARTER_YEARLY: z.string().optional(),
+  STRIPE_PRICE_BUSINESS_MONTHLY: z.string().optional(),
+  STRIPE_PRICE_BUSINESS_YEARLY: z.string().optional(),
+  BILLING_LOCAL_PROMO_CODES: z
+    .string()
+    .regex(/^([0-9A-Za-z_-]+:\d{1,3})?(,[0-9A-Za-z_-]+:\d{1,3})*$/, 'must be CODE:percent,...')
+    .default('WELCOME10:10'),
 });
 export type TEnv = z.infer<typeof ZEnv>;
 
