@@ -98,6 +98,16 @@ describe('plans and tariffs endpoints', () => {
     expect(promo.body.fields?.promo_code).toBeDefined();
   });
 
+  it('the Stripe webhook answers 404 while Stripe is not configured', async () => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/billing/stripe/webhook',
+      headers: { 'content-type': 'application/json', 'stripe-signature': 't=1,v1=x' },
+      payload: '{}',
+    });
+    expect(res.statusCode).toBe(404);
+  });
+
   it('the portal link of the local provider is the in-app payment page', async () => {
     const { api } = await signUp(t);
     const res = await api.get<Data<{ url: string }>>('/users/get_billing_portal_link');
