@@ -1,8 +1,12 @@
-import { AppBar, Box, Container, Stack, Toolbar } from '@mui/material';
-import { Outlet } from 'react-router';
+import LogoutOutlined from '@mui/icons-material/LogoutOutlined';
+import { AppBar, Box, Button, Container, Stack, Toolbar } from '@mui/material';
+import { useTranslation } from 'react-i18next';
+import { Outlet, useNavigate } from 'react-router';
 import { MaintenanceBanner } from '../../components/feedback/maintenance-banner.tsx';
 import { Logo } from '../../components/ui/logo.tsx';
 import { HEADER_HEIGHT } from '../../config/layout.ts';
+import { paths } from '../../config/paths.ts';
+import { useAuth } from '../../features/auth/auth-provider.tsx';
 import { LanguageSwitch } from '../main-layout/header/language-switch.tsx';
 import { ThemeToggle } from '../main-layout/header/theme-toggle.tsx';
 
@@ -19,6 +23,9 @@ export function ShortTopBar() {
 
 /** Auth and onboarding pages: short top bar, centred card; language and theme below the card. */
 export function MinimalLayout() {
+  const { t } = useTranslation();
+  const auth = useAuth();
+  const navigate = useNavigate();
   return (
     <Box sx={{ minHeight: '100vh', bgcolor: 'background.default', display: 'flex', flexDirection: 'column' }}>
       <ShortTopBar />
@@ -28,6 +35,19 @@ export function MinimalLayout() {
         <Stack direction="row" sx={{ justifyContent: 'center', mt: 2, color: 'text.secondary' }}>
           <LanguageSwitch />
           <ThemeToggle />
+          {auth.isAuthenticated && (
+            // Onboarding steps have no main menu: this is the way out.
+            <Button
+              color="inherit"
+              startIcon={<LogoutOutlined />}
+              onClick={() => {
+                auth.logout();
+                void navigate(paths.login, { replace: true });
+              }}
+            >
+              {t('header.logout')}
+            </Button>
+          )}
         </Stack>
       </Container>
     </Box>

@@ -33,14 +33,6 @@ export function ConfirmEmailPage() {
           {t('auth.confirmEmail.check')}
         </Button>
         <ResendEmailButton email={email} />
-        <Button
-          onClick={() => {
-            auth.logout();
-            void navigate(paths.login);
-          }}
-        >
-          {t('header.logout')}
-        </Button>
       </Stack>
     </AuthCard>
   );
