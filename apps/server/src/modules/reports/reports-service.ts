@@ -27,6 +27,7 @@ export async function dataReport(
     repo.fixedByScan(ctx.db, userId, scan.id),
     repo.scopeOf(ctx.db, scan.id),
   ]);
+  await yieldToLoop(); // the rows are parsed; let waiting requests run before the model is built
   return buildReport({
     scan,
     targets,
@@ -41,6 +42,8 @@ export async function dataReport(
   });
 }
 
+const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 export interface ReportFile {
   filename: string;
   contentType: string;
@@ -54,6 +57,7 @@ export async function fileReport(
 ): Promise<ReportFile> {
   const report = await dataReport(ctx, userId, body.id, body.options ?? {});
   const filename = reportFilename(report, body.format);
+  await yieldToLoop();
   let file: ReportFile;
   if (body.format === 'pdf') {
     file = { filename, contentType: 'application/pdf', body: await renderReportPdf(report) };
