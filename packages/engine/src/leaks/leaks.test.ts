@@ -391,7 +391,7 @@ describe('DeHashed v2 adapter', () => {
     }).searchDomain('acme.test');
     const calls = seen.slice(before);
     expect(calls).toHaveLength(3);
-    expect((calls[2]?.at ?? 0) - (calls[0]?.at ?? 0)).toBeGreaterThanOrEqual(280);
+    expect((calls[2]?.at ?? 0) - (calls[0]?.at ?? 0)).toBeGreaterThanOrEqual(250);
   });
 
   it('reports an unreachable provider clearly', async () => {

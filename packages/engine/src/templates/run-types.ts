@@ -13,6 +13,8 @@ export interface ProtocolResponse {
   request?: string;
   response?: string;
   curl?: string;
+  /** Evidence built only when a finding needs it (request, masked response, curl). */
+  evidence?: () => { request: string; response: string; curl: string };
   /** For `cookie-reuse`. */
   setCookies?: string[];
 }

@@ -30,6 +30,8 @@ export interface TemplateRunState {
   counter: number;
   cookies: Map<string, string>;
   errors: string[];
+  /** Fingerprints already reported in this run. */
+  reported: Set<string>;
 }
 
 export interface TemplateRunResult {
@@ -39,18 +41,25 @@ export interface TemplateRunResult {
 }
 
 const MAX_HISTORY_VALUE = 256 * 1024;
+// Indexed parts (`body_2`) are kept for the first requests of a template run only: that is
+// what multi-request templates address, and payload loops then cost neither memory nor time.
+const MAX_HISTORY_REQUESTS = 10;
 
+/**
+ * The operators' view of a response: its parts over the payload values, over earlier
+ * responses' indexed parts, over the variables — layered with prototypes, not copied, so a
+ * long payload loop costs no copying.
+ */
 function blockOperatorsEvent(
   resp: ProtocolResponse,
   state: TemplateRunState,
   combo: Record<string, string>,
 ): OperatorEvent {
-  const values: Record<string, DslValue> = {
-    ...state.vars,
-    ...state.history,
-    ...combo,
-    ...resp.event.values,
-  };
+  const values = Object.assign(
+    Object.create(state.history) as Record<string, DslValue>,
+    combo,
+    resp.event.values,
+  );
   return {
     values,
     ...(resp.event.bytes ? { bytes: resp.event.bytes } : {}),
@@ -64,7 +73,12 @@ function buildFinding(
   resp: ProtocolResponse,
   matcherName: string | undefined,
   extracted: string[],
-): TemplateFinding {
+): TemplateFinding | undefined {
+  // One finding per fingerprint in a run: later responses of a payload loop add nothing.
+  const key = `${matcherName ?? ''}\u0000${resp.endpoint}\u0000${resp.path}`;
+  if (state.reported.has(key)) return undefined;
+  state.reported.add(key);
+  const fingerprint = findingFingerprint(template.id, matcherName, resp.endpoint, resp.path);
   let hostname = state.target.hostname;
   if (/^https?:\/\//i.test(resp.matchedAt))
     hostname = new URL(resp.matchedAt).hostname.replace(/^\[|\]$/g, '');
@@ -72,7 +86,7 @@ function buildFinding(
   const info = template.info;
   const finding: TemplateFinding = {
     subclass: 'exploit_scanner',
-    fingerprint: findingFingerprint(template.id, matcherName, resp.endpoint, resp.path),
+    fingerprint,
     templateId: template.id,
     name: info.name,
     severity: info.severity,
@@ -90,7 +104,8 @@ function buildFinding(
   if (info.impact) finding.impact = info.impact;
   if (info.remediation) finding.remediation = info.remediation;
   if (info.classification) finding.classification = info.classification;
-  if (resp.request !== undefined || resp.response !== undefined)
+  if (resp.evidence) finding.evidence = resp.evidence();
+  else if (resp.request !== undefined || resp.response !== undefined)
     finding.evidence = { request: resp.request ?? '', response: resp.response ?? '', curl: resp.curl ?? '' };
   return finding;
 }
@@ -115,6 +130,9 @@ async function runBlock(
   }
   const { matchers, condition, extractors } = req.operators;
   const findings: TemplateFinding[] = [];
+  const pushFinding = (f: TemplateFinding | undefined) => {
+    if (f) findings.push(f);
+  };
   let matchedAny = false;
   let last: { resp: ProtocolResponse; combo: Record<string, string> } | undefined;
 
@@ -139,31 +157,32 @@ async function runBlock(
   const evaluate = (resp: ProtocolResponse, event: OperatorEvent, extracted: string[]): boolean => {
     if (matchers.length === 0) {
       if (extracted.length === 0) return false;
-      findings.push(buildFinding(template, state, resp, undefined, extracted));
+      pushFinding(buildFinding(template, state, resp, undefined, extracted));
       return true;
     }
     const outcome = runMatchers(matchers, condition, event);
     if (!outcome.matched) return false;
     if (matchers.some((m) => !m.internal)) {
       if (condition === 'or' && outcome.names.length > 0)
-        for (const name of outcome.names) findings.push(buildFinding(template, state, resp, name, extracted));
-      else findings.push(buildFinding(template, state, resp, undefined, extracted));
+        for (const name of outcome.names) pushFinding(buildFinding(template, state, resp, name, extracted));
+      else pushFinding(buildFinding(template, state, resp, undefined, extracted));
     }
     return true;
   };
 
   const allExtracted: string[] = [];
   outer: for (const combo of payloadCombinations(req.payloads, req.attack)) {
-    vars = { ...state.vars, ...combo };
+    vars = Object.assign(Object.create(state.vars) as Variables, combo);
     try {
       for await (const resp of exec(req, vars, ctx, state)) {
         counter.requests++;
         state.counter++;
-        for (const [k, v] of Object.entries(resp.event.values)) {
-          if (typeof v === 'string' && v.length > MAX_HISTORY_VALUE)
-            state.history[`${k}_${state.counter}`] = v.slice(0, MAX_HISTORY_VALUE);
-          else state.history[`${k}_${state.counter}`] = v;
-        }
+        if (state.counter <= MAX_HISTORY_REQUESTS)
+          for (const [k, v] of Object.entries(resp.event.values)) {
+            if (typeof v === 'string' && v.length > MAX_HISTORY_VALUE)
+              state.history[`${k}_${state.counter}`] = v.slice(0, MAX_HISTORY_VALUE);
+            else state.history[`${k}_${state.counter}`] = v;
+          }
         const event = extract(resp, combo);
         allExtracted.push(...lastExtracted);
         last = { resp, combo };
@@ -223,13 +242,16 @@ export async function runTemplate(
   executors: ExecutorRegistry,
 ): Promise<TemplateRunResult> {
   const target = parseTarget(input);
+  // Null-prototype layers: history sees the variables through its prototype, live.
+  const vars = Object.assign(Object.create(null) as Variables, targetVariables(target));
   const state: TemplateRunState = {
     target,
-    vars: targetVariables(target),
-    history: {},
+    vars,
+    history: Object.create(vars) as Variables,
     counter: 0,
     cookies: new Map(),
     errors: [],
+    reported: new Set(),
   };
   for (const [name, value] of template.variables) {
     const r = interpolate(value, state.vars);

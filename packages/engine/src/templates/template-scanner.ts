@@ -43,6 +43,22 @@ export interface TemplateJob {
 }
 
 /**
+ * Inputs in batches, templates outer within a batch: each host sees its templates spread
+ * over time (politeness), while only one batch of hosts has open connections and state at a
+ * time — memory depends on the batch size, not on the number of hosts.
+ */
+export function* batchedJobs(
+  templates: CompiledTemplate[],
+  inputs: string[],
+  batchSize: number,
+): Generator<TemplateJob> {
+  for (let i = 0; i < inputs.length; i += batchSize) {
+    const batch = inputs.slice(i, i + batchSize);
+    for (const template of templates) for (const input of batch) yield { template, input };
+  }
+}
+
+/**
  * Runs templates against inputs with the politeness limits; findings stream out as they are
  * found. Read `summary` once the iteration has finished.
  */
@@ -94,14 +110,16 @@ export class TemplateScanner {
     };
   }
 
-  /** Runs every template against every input (templates outer, so load spreads across hosts). */
+  /** Runs every template against every input (see `batchedJobs` for the order). */
   scan(templates: CompiledTemplate[], inputs: string[]): AsyncGenerator<TemplateFinding> {
     this.summary.templates += templates.length;
     this.summary.targets += inputs.length;
-    function* jobs(): Generator<TemplateJob> {
-      for (const template of templates) for (const input of inputs) yield { template, input };
-    }
-    return this.run(jobs());
+    return this.run(batchedJobs(templates, inputs, this.batchSize()));
+  }
+
+  /** Inputs scanned together: enough to spread load across hosts, few enough to bound memory. */
+  batchSize(): number {
+    return Math.max(64, (this.options.concurrency ?? 25) * 2);
   }
 
   /** Runs explicit template/input pairs (a lazy source keeps memory bounded). */

@@ -73,23 +73,31 @@ export function countJobs(templates: CompiledTemplate[], input: TemplateStageInp
   return total;
 }
 
-/** Pairs every template with the inputs its protocols apply to; lazy, templates outer. */
+/** Pairs every template with the inputs its protocols apply to; lazy, in batches of inputs. */
 export function* templateJobs(
   templates: CompiledTemplate[],
   input: TemplateStageInput,
+  batchSize = 128,
 ): Generator<TemplateJob> {
-  const unique = (xs: string[]) => [...new Set(xs)];
-  const urls = unique(input.urls);
-  const tls = unique(input.tlsEndpoints);
-  const names = unique(input.dnsNames);
-  const services = unique(input.services);
-  for (const template of templates) {
-    const inputs = new Set<string>();
-    if (template.protocols.has('http')) for (const u of urls) inputs.add(u);
-    if (template.protocols.has('ssl')) for (const t of tls) inputs.add(t);
-    if (template.protocols.has('dns')) for (const n of names) inputs.add(n);
-    if (template.protocols.has('network')) for (const s of services) inputs.add(s);
-    for (const i of inputs) yield { template, input: i };
+  const byProtocol: Record<string, Set<string>> = {
+    http: new Set(input.urls),
+    ssl: new Set(input.tlsEndpoints),
+    dns: new Set(input.dnsNames),
+    network: new Set(input.services),
+  };
+  const all = [...new Set([...input.urls, ...input.tlsEndpoints, ...input.dnsNames, ...input.services])];
+  for (let i = 0; i < all.length; i += batchSize) {
+    const batch = all.slice(i, i + batchSize);
+    for (const template of templates) {
+      for (const x of batch) {
+        for (const p of template.protocols) {
+          if (byProtocol[p]?.has(x)) {
+            yield { template, input: x };
+            break;
+          }
+        }
+      }
+    }
   }
 }
 

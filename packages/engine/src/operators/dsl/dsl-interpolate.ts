@@ -1,5 +1,5 @@
-import { DSL_FUNCTIONS, type DslValue, toDslString } from './dsl-functions.js';
-import { type CompiledDsl, compileDsl, type DslContext } from './dsl-interpreter.js';
+import { DSL_FUNCTIONS, toDslString } from './dsl-functions.js';
+import { type CompiledDsl, compileDsl, type DslContext, lookupVariable } from './dsl-interpreter.js';
 
 const PLACEHOLDER = /\{\{(.+?)\}\}|§([^§]+)§/gs;
 
@@ -19,11 +19,7 @@ function compileCached(expr: string): CompiledDsl | null {
   return c;
 }
 
-function get(vars: DslContext, name: string): DslValue | undefined {
-  if (vars instanceof Map) return vars.get(name);
-  const rec = vars as Record<string, DslValue>;
-  return Object.hasOwn(rec, name) ? rec[name] : undefined;
-}
+const get = lookupVariable;
 
 export interface Interpolated {
   text: string;

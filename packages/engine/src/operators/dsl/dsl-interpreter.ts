@@ -15,11 +15,16 @@ export type DslContext = ReadonlyMap<string, DslValue> | Record<string, DslValue
 // (`status_code()`, `status_code(2)` for the second request).
 const VARIABLE_FUNCTIONS = new Set(['status_code', 'content_length', 'content_type', 'duration']);
 
-function lookup(ctx: DslContext, name: string): DslValue | undefined {
+/** Own or inherited (layered contexts use prototype chains); never Object.prototype members. */
+export function lookupVariable(ctx: DslContext, name: string): DslValue | undefined {
   if (ctx instanceof Map) return ctx.get(name);
-  const rec = ctx as Record<string, DslValue>;
-  return Object.hasOwn(rec, name) ? rec[name] : undefined;
+  const v = (ctx as Record<string, DslValue>)[name];
+  if (v === undefined || typeof v === 'function') return undefined;
+  if (typeof v === 'object' && v !== null && !Array.isArray(v)) return undefined;
+  return v;
 }
+
+const lookup = lookupVariable;
 
 function truthy(v: DslValue): boolean {
   if (typeof v === 'boolean') return v;

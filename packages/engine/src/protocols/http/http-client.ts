@@ -125,8 +125,7 @@ export class HttpClient {
   ): Promise<HttpResponseData> {
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(init.headers)) if (!FORBIDDEN.has(k.toLowerCase())) headers[k] = v;
-    const timeout = AbortSignal.timeout(this.timeoutMs);
-    const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
+    // Time limits are the dispatcher's headersTimeout/bodyTimeout (no timer per request).
     const started = performance.now();
     // dispatcher.request sends the path exactly as given: path-traversal checks need
     // `/.%2e/` and `/../` to reach the server unnormalised.
@@ -137,7 +136,7 @@ export class HttpClient {
       method: init.method as Dispatcher.HttpMethod,
       headers,
       ...(init.body !== undefined && init.body !== '' ? { body: init.body } : {}),
-      signal: combined,
+      ...(signal ? { signal } : {}),
     });
     const chunks: Buffer[] = [];
     let size = 0;

@@ -181,8 +181,10 @@ export async function executeHttpRequest(
     matchedAt: res.url,
     endpoint: `${u.hostname}:${u.port}`,
     path: splitRawUrl(first.url).path.split('?')[0] ?? '/',
-    request: maskSecrets(rawRequestText(first)),
-    response: maskSecrets(truncate(String(values.raw), EVIDENCE_BYTES)),
-    curl: maskSecrets(toCurl(first.method, first.url, first.headers, first.body)),
+    evidence: () => ({
+      request: maskSecrets(rawRequestText(first)),
+      response: maskSecrets(truncate(String(values.raw), EVIDENCE_BYTES)),
+      curl: maskSecrets(toCurl(first.method, first.url, first.headers, first.body)),
+    }),
   };
 }

@@ -8,7 +8,7 @@ import type { ProtocolExecutor } from '../../templates/template-runner.js';
 import type { CompiledNetworkRequest } from '../../templates/template-types.js';
 
 // Wait this long for a first byte after sending, then this long for more once data flows.
-const FIRST_BYTE_MS = 1500;
+const FIRST_BYTE_MS = 3000;
 const MORE_DATA_MS = 300;
 
 interface Exchange {
