@@ -172,6 +172,9 @@ async function main(): Promise<void> {
   if (!existsSync(file))
     writeFileSync(file, '# Benchmarks\n\nFigures appended by the bench scripts; newest last.\n');
   appendFileSync(file, `${lines.join('\n')}\n`);
+  // The finding families (issue 5) append their own section (src/findings/findings-bench.ts).
+  const { runFindingsBench } = await import('../src/findings/findings-bench.js');
+  appendFileSync(file, `\n${await runFindingsBench({ log: (s) => console.log(s) })}`);
   console.log(`\nappended to ${path.relative(repoRoot, file)}`);
 }
 

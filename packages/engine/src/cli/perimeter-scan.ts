@@ -45,6 +45,9 @@ function describe(a: Asset): [string, string] {
 }
 
 export async function main(argv: string[]): Promise<number> {
+  // `perimeter-scan templates validate <dir>` (finding families, src/templates/templates-cli.ts).
+  if (argv[0] === 'templates')
+    return (await import('../templates/templates-cli.js')).runTemplatesCommand(argv.slice(1));
   let parsed: ReturnType<typeof parseArgs>;
   const options = {
     'dns-server': { type: 'string', multiple: true },
