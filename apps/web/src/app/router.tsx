@@ -41,6 +41,7 @@ function RootShell() {
 const auth = () => import('./routes/auth.ts');
 const onboarding = () => import('./routes/onboarding.ts');
 const account = () => import('./routes/account.ts');
+const billing = () => import('../features/billing/routes.ts');
 
 export const routes: RouteObject[] = [
   {
@@ -102,9 +103,12 @@ export const routes: RouteObject[] = [
             ),
           },
           { path: paths.accountDetails, ...page(account, (m) => m.AccountPage) },
-          { path: paths.accountPlan, ...page(account, (m) => m.AccountPage) },
-          { path: paths.accountPlanChoose, ...page(account, (m) => m.AccountPage) },
-          { path: paths.accountPayment, ...page(account, (m) => m.AccountPage) },
+          { path: paths.accountPlan, ...page(billing, (m) => m.AccountPlanPage) },
+          { path: paths.accountPlanChoose, ...page(billing, (m) => m.ChoosePlanPage) },
+          { path: paths.accountPayment, ...page(billing, (m) => m.PaymentPage) },
+          { path: paths.choosePlan, ...page(billing, (m) => m.ChoosePlanPage) },
+          { path: paths.postPayment, ...page(billing, (m) => m.PostPaymentPage) },
+          { path: '/checkout/:sessionId', ...page(billing, (m) => m.CheckoutPage) },
           { path: paths.accountNotifications, ...page(account, (m) => m.AccountPage) },
           { path: paths.twoFactorReset, ...page(account, (m) => m.TwoFactorResetPage) },
           placeholder(paths.scans, 'menu.newScan'),
@@ -115,9 +119,7 @@ export const routes: RouteObject[] = [
           placeholder(paths.eventsLeaks, 'menu.leaks'),
           placeholder(paths.analytics, 'menu.analytics'),
           placeholder(paths.faq, 'pages.faq'),
-          placeholder(paths.choosePlan, 'pages.choosePlan'),
           placeholder(paths.scheduleScan, 'pages.scheduleScan'),
-          placeholder(paths.postPayment, 'pages.postPayment'),
         ],
       },
       {

@@ -1,0 +1,15 @@
+import type { TTariffsInfo, TTariffType } from '@perimeter/contracts';
+import { billingApi } from './billing-api.ts';
+
+export const getTariffsInfoApi = billingApi.injectEndpoints({
+  endpoints: (b) => ({
+    getTariffsInfo: b.query<TTariffsInfo, TTariffType[] | undefined>({
+      query: (types) => ({
+        url: '/users/get_tariffs_info',
+        params: { tariffs_types: types ?? ['subscription', 'payment'] },
+      }),
+    }),
+  }),
+});
+
+export const { useGetTariffsInfoQuery } = getTariffsInfoApi;

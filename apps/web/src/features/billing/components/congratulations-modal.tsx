@@ -1,0 +1,57 @@
+import {
+  Button,
+  Dialog,
+  DialogActions,
+  DialogContent,
+  DialogTitle,
+  List,
+  ListItem,
+  ListItemText,
+  Typography,
+} from '@mui/material';
+import { TARIFFS, type TPlanKey } from '@perimeter/contracts';
+import { useTranslation } from 'react-i18next';
+import { planText } from './plan-text.ts';
+
+/** Spec §2 "Congratulations": new plan name, features, host and subdomain limits, a recommendation, "Got it". */
+export function CongratulationsModal({ plan, onClose }: { plan: TPlanKey | null; onClose: () => void }) {
+  const { t } = useTranslation();
+  if (!plan) return null;
+  const text = planText(t, TARIFFS[plan]);
+  return (
+    <Dialog open onClose={onClose} aria-labelledby="congrats-title" maxWidth="sm" fullWidth>
+      <DialogTitle id="congrats-title">{t('billing.congrats.title')}</DialogTitle>
+      <DialogContent>
+        <Typography sx={{ mb: 1 }}>{t('billing.congrats.text', { name: text.name })}</Typography>
+        <Typography variant="subtitle1" component="h3">
+          {text.featuresTitle}
+        </Typography>
+        <List dense>
+          {text.features.map((f) => (
+            <ListItem key={f} disableGutters>
+              <ListItemText primary={f} />
+            </ListItem>
+          ))}
+        </List>
+        <Typography variant="subtitle1" component="h3">
+          {t('billing.limitationsTitle')}
+        </Typography>
+        <List dense>
+          {text.limitations.map((l) => (
+            <ListItem key={l} disableGutters>
+              <ListItemText primary={l} />
+            </ListItem>
+          ))}
+        </List>
+        <Typography variant="body2" color="text.secondary">
+          {t('billing.congrats.recommendation')}
+        </Typography>
+      </DialogContent>
+      <DialogActions>
+        <Button variant="contained" onClick={onClose} autoFocus>
+          {t('billing.congrats.gotIt')}
+        </Button>
+      </DialogActions>
+    </Dialog>
+  );
+}
