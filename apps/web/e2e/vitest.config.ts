@@ -7,7 +7,7 @@ export default defineConfig({
     root: import.meta.dirname,
     environment: 'node',
     include: ['**/*.e2e.ts'],
-    testTimeout: 600_000,
+    testTimeout: 1_200_000,
     hookTimeout: 300_000,
     fileParallelism: false,
   },
