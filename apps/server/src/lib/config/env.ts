@@ -55,12 +55,16 @@ export const ZEnv = z.object({
   PERIMETER_SCAN_PORTS: z.string().default('top100'),
   /** Comma-separated CIDRs: when set, scans may contact only these ranges (the lab uses 127.0.0.0/8). */
   PERIMETER_SCAN_ALLOW: z.string().optional(),
+  /** Use only the first N labels of the built-in subdomain wordlist (all of them when unset). */
+  PERIMETER_SCAN_WORDLIST_LIMIT: z.coerce.number().int().min(0).max(1_000_000).optional(),
   /** crt.sh-compatible certificate-transparency API for subdomain discovery; off when unset. */
   PERIMETER_CT_URL: z.url().optional(),
   /** Lease of a scan job: a worker that dies is replaced after this many seconds. */
   SCAN_JOB_EXPIRE_SECONDS: z.coerce.number().int().min(10).max(86_400).default(3600),
   /** Retries of a failed or expired scan job. */
   SCAN_JOB_RETRY_LIMIT: z.coerce.number().int().min(0).max(20).default(3),
+  /** A running scan whose worker wrote no heartbeat for this long is handed to another worker. */
+  SCAN_HEARTBEAT_TIMEOUT_SECONDS: z.coerce.number().int().min(3).max(86_400).default(120),
   /** Billing (modules/billing, docs/billing.md): currency of prices; Stripe when STRIPE_SECRET_KEY is set, else the local provider. */
   BILLING_CURRENCY: z.enum(['usd', 'aed']).default('usd'),
   STRIPE_SECRET_KEY: z.string().optional(),

@@ -18,7 +18,7 @@ import type { PgBoss as Boss } from '../../lib/queue.ts';
 import type { AppContext } from '../../server/context.ts';
 import { limitsOf } from '../targets/targets-fns.ts';
 import { getUserPlan, type TargetRow } from '../targets/targets-repo.ts';
-import { recheckOwnership } from '../targets/targets-service.ts';
+import { OwnershipCheckUnavailable, recheckOwnership } from '../targets/targets-service.ts';
 import { dnsServers } from '../targets/targets-verify.ts';
 import { assetKey, findingHost, percentOf, ScopeModel, stageList } from './scans-fns.ts';
 import { PgLeakSource, PgVulnStore } from './scans-intel-repo.ts';
@@ -55,7 +55,7 @@ export async function enqueueScanJob(
 }
 
 /** Starts WORKER_CONCURRENCY scan workers on this process. */
-export async function registerScanWorkers(ctx: AppContext, boss: Boss): Promise<void> {
+export async function registerScanWorkers(ctx: AppContext, boss: Boss): Promise<{ stop(): void }> {
   const policy = scanJobPolicy(ctx.config.env);
   if (!(await boss.getQueue(SCAN_QUEUE))) await boss.createQueue(SCAN_QUEUE, { name: SCAN_QUEUE, ...policy });
   for (let i = 0; i < ctx.config.env.WORKER_CONCURRENCY; i++) {
@@ -85,7 +85,30 @@ export async function registerScanWorkers(ctx: AppContext, boss: Boss): Promise<
       },
     );
   }
+  const silent = ctx.config.env.SCAN_HEARTBEAT_TIMEOUT_SECONDS;
+  const reaper = setInterval(
+    () =>
+      void reapStaleScans(ctx, boss, silent).catch((err) =>
+        ctx.logger.error({ err }, 'stale scan check failed'),
+      ),
+    Math.max(1000, (silent * 1000) / 3),
+  );
+  reaper.unref();
   ctx.logger.info({ concurrency: ctx.config.env.WORKER_CONCURRENCY }, 'scan workers ready');
+  return { stop: () => clearInterval(reaper) };
+}
+
+/**
+ * A worker that dies mid-scan leaves its job active until the lease runs out; the scan's
+ * heartbeat shows it much sooner. Failing the job hands it to pg-boss's retry (with backoff).
+ */
+export async function reapStaleScans(ctx: AppContext, boss: Boss, silentSeconds: number): Promise<number> {
+  const stale = await repo.claimStaleScans(ctx.db, silentSeconds);
+  for (const s of stale) {
+    ctx.logger.warn({ scanId: s.id, jobId: s.jobId }, 'scan worker went silent; retrying the scan');
+    if (s.jobId) await boss.fail(SCAN_QUEUE, s.jobId, { reason: 'worker heartbeat lost' });
+  }
+  return stale.length;
 }
 
 /** Which of the scan's targets a finding belongs to. */
@@ -121,7 +144,12 @@ function engineConfig(
     dns: { servers: dnsServers(env), timeoutMs: 1500, retries: 1 },
     scope: { allowPrivate: env.PERIMETER_ALLOW_PRIVATE_TARGETS, ...(allow?.length ? { allow } : {}) },
     limits: { maxSubdomains: plan.subdomains, maxHosts: plan.externalIps },
-    discovery: env.PERIMETER_CT_URL ? { ctUrl: env.PERIMETER_CT_URL } : {},
+    discovery: {
+      ...(env.PERIMETER_CT_URL ? { ctUrl: env.PERIMETER_CT_URL } : {}),
+      ...(env.PERIMETER_SCAN_WORDLIST_LIMIT !== undefined
+        ? { wordlistLimit: env.PERIMETER_SCAN_WORDLIST_LIMIT }
+        : {}),
+    },
     ports: { list: env.PERIMETER_SCAN_PORTS, bannerTimeoutMs: 800 },
     extraStages: createFindingStages({
       templates: { rateLimit: 0, timeoutMs: 4000 },
@@ -147,6 +175,7 @@ export async function runScan(ctx: AppContext, scanId: string): Promise<void> {
     { status: 'running', heartbeatAt: new Date(), message: null },
   );
   if (!row) return; // cancelled (or finished) before a worker took it
+  ctx.logger.info({ scanId, attempt: row.attempts + 1 }, 'scan started');
   await repo.transition(
     db,
     { id: scanId, from: ['running'] },
@@ -157,7 +186,19 @@ export async function runScan(ctx: AppContext, scanId: string): Promise<void> {
   );
   const targets = (await repo.scanTargetRows(db, [scanId])).map((r) => r.target);
   for (const t of targets) {
-    const problem = await recheckOwnership(ctx, t);
+    let problem: string | null;
+    try {
+      problem = await recheckOwnership(ctx, t);
+    } catch (err) {
+      // Nothing answered: back to the queue (pg-boss retries with backoff), the target stays verified.
+      if (err instanceof OwnershipCheckUnavailable)
+        await repo.transition(
+          db,
+          { id: scanId, from: ['running'] },
+          { status: 'pending', message: err.message },
+        );
+      throw err;
+    }
     if (problem) {
       await repo.transition(
         db,
@@ -168,13 +209,15 @@ export async function runScan(ctx: AppContext, scanId: string): Promise<void> {
     }
   }
   const plan = limitsOf(await getUserPlan(db, row.userId));
+  // The database's clock: findings' last_seen is written with it.
+  const runStartedAt = await repo.databaseNow(db);
   const config = engineConfig(ctx, row.subclasses, row.classes, plan);
   const stages = stageList(row.subclasses);
   const controller = new AbortController();
   let canceled = false;
   const poll = setInterval(() => {
     repo
-      .scanStatus(db, scanId)
+      .heartbeat(db, scanId)
       .then((status) => {
         if (status !== 'running') {
           canceled = true;
@@ -295,6 +338,7 @@ export async function runScan(ctx: AppContext, scanId: string): Promise<void> {
         scanId,
         targets.map((t) => t.id),
         row.subclasses,
+        runStartedAt,
       );
   });
 }

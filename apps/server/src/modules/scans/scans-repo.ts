@@ -200,9 +200,44 @@ export async function latestScan(
   return row;
 }
 
-export async function scanStatus(db: DbOrTx, id: string): Promise<string | undefined> {
-  const [row] = await db.select({ status: scans.status }).from(scans).where(eq(scans.id, id));
+export async function databaseNow(db: DbOrTx): Promise<Date> {
+  const result = await db.execute<{ now: Date | string }>(sql`select now() as now`);
+  return new Date(result.rows[0]?.now ?? Date.now());
+}
+
+/** The worker's heartbeat: stamps the scan and tells whether it is still running. */
+export async function heartbeat(db: DbOrTx, id: string): Promise<string | undefined> {
+  const [row] = await db
+    .update(scans)
+    .set({ heartbeatAt: sql`case when ${scans.status} = 'running' then now() else ${scans.heartbeatAt} end` })
+    .where(eq(scans.id, id))
+    .returning({ status: scans.status });
   return row?.status;
+}
+
+/**
+ * Claims running scans whose worker went silent (one claimer wins) and puts them back to
+ * pending, so their jobs can be failed and retried elsewhere.
+ */
+export async function claimStaleScans(
+  db: DbOrTx,
+  silentSeconds: number,
+): Promise<{ id: string; jobId: string | null }[]> {
+  return db
+    .update(scans)
+    .set({
+      status: 'pending',
+      heartbeatAt: sql`now()`,
+      message: 'The worker running this scan stopped answering; retrying.',
+      updatedAt: sql`now()`,
+    })
+    .where(
+      and(
+        eq(scans.status, 'running'),
+        sql`${scans.heartbeatAt} < now() - make_interval(secs => ${silentSeconds})`,
+      ),
+    )
+    .returning({ id: scans.id, jobId: scans.jobId });
 }
 
 export async function writeProgress(
@@ -442,12 +477,16 @@ const TABLES = {
   leakcheck: findingsLeakcheck,
 } as const;
 
-/** After a completed scan: findings of its targets and subclasses it did not see are fixed. */
+/**
+ * After a completed scan: findings of its targets and subclasses it did not see, and that no
+ * other scan saw since it started (scans of one target may overlap), are fixed.
+ */
 export async function markUnseenFixed(
   db: DbOrTx,
   scanId: string,
   targetIds: string[],
   subclasses: string[],
+  startedAt: Date,
 ): Promise<number> {
   let n = 0;
   for (const sub of subclasses) {
@@ -460,7 +499,8 @@ export async function markUnseenFixed(
         and(
           inArray(t.targetId, targetIds),
           sql`${t.status} <> 'fixed'`,
-          sql`${t.lastScanId} is distinct from ${scanId}::uuid`,
+          sql`${t.lastSeen} < ${startedAt.toISOString()}::timestamptz`,
+          sql`not exists (select 1 from ${findingSightings} s where s.scan_id = ${scanId}::uuid and s.finding_id = ${t.id})`,
         ),
       )
       .returning({ id: t.id });

@@ -14,7 +14,7 @@ import { badRequest, conflict, forbidden, notFound } from '../../lib/errors.ts';
 import type { AppContext } from '../../server/context.ts';
 import { limitsOf } from '../targets/targets-fns.ts';
 import { getTargetsByIds, getUserPlan } from '../targets/targets-repo.ts';
-import { recheckOwnership } from '../targets/targets-service.ts';
+import { OwnershipCheckUnavailable, recheckOwnership } from '../targets/targets-service.ts';
 import { resolveSubclasses } from './scans-fns.ts';
 import { enqueueScanJob } from './scans-jobs.ts';
 import * as repo from './scans-repo.ts';
@@ -127,7 +127,10 @@ export async function startScan(ctx: AppContext, userId: string, id: string): Pr
   const targets = (await repo.scanTargetRows(ctx.db, [id])).map((r) => r.target);
   // Network checks first, outside the transaction.
   for (const t of targets) {
-    const problem = await recheckOwnership(ctx, t);
+    const problem = await recheckOwnership(ctx, t).catch((err: unknown) => {
+      if (err instanceof OwnershipCheckUnavailable) throw conflict(`${err.message} Try again in a minute.`);
+      throw err;
+    });
     if (problem) throw forbidden(problem);
   }
   const plan = limitsOf(await getUserPlan(ctx.db, userId));

@@ -211,9 +211,12 @@ export async function checkVerification(
   };
 }
 
+export class OwnershipCheckUnavailable extends Error {}
+
 /**
  * Re-checks the proof of a target before a scan; a proof that disappeared makes the target
- * unverified. Returns the problem, or null when the proof holds.
+ * unverified. Returns the problem, or null when the proof holds. Throws
+ * OwnershipCheckUnavailable when nothing answered (the check is retried, the target kept).
  */
 export async function recheckOwnership(ctx: AppContext, row: repo.TargetRow): Promise<string | null> {
   if (row.disabled) return `${row.displayName} is disabled.`;
@@ -224,6 +227,10 @@ export async function recheckOwnership(ctx: AppContext, row: repo.TargetRow): Pr
     await repo.recordVerification(ctx.db, row.id, true, proof.detail);
     return null;
   }
+  if (proof.inconclusive)
+    throw new OwnershipCheckUnavailable(
+      `Ownership of ${row.displayName} could not be checked right now: ${proof.detail}`,
+    );
   await repo.recordVerification(ctx.db, row.id, false, proof.detail);
   return `Ownership of ${row.displayName} could no longer be confirmed, so it is now unverified and cannot be scanned. ${proof.detail} Publish the verification record again and check verification.`;
 }

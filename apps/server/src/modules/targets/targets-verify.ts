@@ -8,6 +8,8 @@ import { verificationFileUrls, verificationRecordNames, verificationValue } from
 export interface ProofResult {
   verified: boolean;
   detail: string;
+  /** No answer at all (time-outs, refused connections): the proof may still be there. */
+  inconclusive?: boolean;
 }
 
 /** `PERIMETER_DNS_SERVERS` as a list (empty = the system resolver). */
@@ -29,10 +31,12 @@ export async function checkOwnershipProof(
   const names = verificationRecordNames(type, target.value);
   const resolver = new DnsResolver({ servers: dnsServers(env), timeoutMs: 2000, retries: 1 });
   const problems: string[] = [];
+  let answered = false;
   try {
     for (const name of names) {
       try {
         const response = await resolver.query(name, 'TXT');
+        answered = true;
         const values = txtValues(response.answers).map((v) => v.trim());
         if (values.includes(expected)) return { verified: true, detail: `TXT record found on ${name}.` };
         problems.push(
@@ -45,14 +49,23 @@ export async function checkOwnershipProof(
   } finally {
     resolver.close();
   }
-  return { verified: false, detail: `Verification record not found: ${problems.join('; ')}.` };
+  return {
+    verified: false,
+    detail: `Verification record not found: ${problems.join('; ')}.`,
+    ...(answered ? {} : { inconclusive: true }),
+  };
 }
 
 async function checkFile(address: string, expected: string): Promise<ProofResult> {
   const problems: string[] = [];
+  let answered = false;
   for (const url of verificationFileUrls(address)) {
     try {
-      const body = await fetchSmall(url);
+      const body = await fetchSmall(url).catch((err: Error) => {
+        if (/^HTTP \d+$/.test(err.message)) answered = true;
+        throw err;
+      });
+      answered = true;
       if (body.split(/\r?\n/).some((line) => line.trim() === expected))
         return { verified: true, detail: `Verification file found at ${url}.` };
       problems.push(`${url} does not hold the verification value`);
@@ -60,7 +73,11 @@ async function checkFile(address: string, expected: string): Promise<ProofResult
       problems.push(`${url}: ${(err as Error).message}`);
     }
   }
-  return { verified: false, detail: `Verification file not found: ${problems.join('; ')}.` };
+  return {
+    verified: false,
+    detail: `Verification file not found: ${problems.join('; ')}.`,
+    ...(answered ? {} : { inconclusive: true }),
+  };
 }
 
 /** GET without redirects, 5 s, at most 4 KiB; the certificate is not checked (the file is the proof). */
