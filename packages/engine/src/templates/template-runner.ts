@@ -50,16 +50,11 @@ const MAX_HISTORY_REQUESTS = 10;
  * responses' indexed parts, over the variables — layered with prototypes, not copied, so a
  * long payload loop costs no copying.
  */
-function blockOperatorsEvent(
-  resp: ProtocolResponse,
-  state: TemplateRunState,
-  combo: Record<string, string>,
-): OperatorEvent {
-  const values = Object.assign(
-    Object.create(state.history) as Record<string, DslValue>,
-    combo,
-    resp.event.values,
-  );
+function blockOperatorsEvent(resp: ProtocolResponse, layer: Variables): OperatorEvent {
+  const own = resp.event.values;
+  // HTTP builds its parts on top of the request's variables already; others are layered here.
+  const values =
+    Object.getPrototypeOf(own) === layer ? own : Object.assign(Object.create(layer) as Variables, own);
   return {
     values,
     ...(resp.event.bytes ? { bytes: resp.event.bytes } : {}),
@@ -134,13 +129,13 @@ async function runBlock(
     if (f) findings.push(f);
   };
   let matchedAny = false;
-  let last: { resp: ProtocolResponse; combo: Record<string, string> } | undefined;
+  let last: { resp: ProtocolResponse; vars: Variables } | undefined;
 
   let vars: Variables = {};
   let lastExtracted: string[] = [];
   // Extractors run on every response so that later requests can use their values.
-  const extract = (resp: ProtocolResponse, combo: Record<string, string>): OperatorEvent => {
-    const event = blockOperatorsEvent(resp, state, combo);
+  const extract = (resp: ProtocolResponse, layer: Variables): OperatorEvent => {
+    const event = blockOperatorsEvent(resp, layer);
     const extracted: string[] = [];
     for (const ex of extractors) {
       const values = ex.extract(event);
@@ -172,7 +167,8 @@ async function runBlock(
 
   const allExtracted: string[] = [];
   outer: for (const combo of payloadCombinations(req.payloads, req.attack)) {
-    vars = Object.assign(Object.create(state.vars) as Variables, combo);
+    // Payload values over earlier responses' indexed parts over the variables.
+    vars = Object.assign(Object.create(state.history) as Variables, combo);
     try {
       for await (const resp of exec(req, vars, ctx, state)) {
         counter.requests++;
@@ -183,9 +179,9 @@ async function runBlock(
               state.history[`${k}_${state.counter}`] = v.slice(0, MAX_HISTORY_VALUE);
             else state.history[`${k}_${state.counter}`] = v;
           }
-        const event = extract(resp, combo);
+        const event = extract(resp, vars);
         allExtracted.push(...lastExtracted);
-        last = { resp, combo };
+        last = { resp, vars };
         if (req.protocol === 'http' && req.reqCondition) continue;
         if (evaluate(resp, event, lastExtracted)) {
           matchedAny = true;
@@ -198,7 +194,7 @@ async function runBlock(
     }
   }
   if (req.protocol === 'http' && req.reqCondition && last) {
-    const event = blockOperatorsEvent(last.resp, state, last.combo);
+    const event = blockOperatorsEvent(last.resp, last.vars);
     matchedAny = evaluate(last.resp, event, [...new Set(allExtracted)]);
   }
   return { matched: matchedAny, findings };

@@ -91,33 +91,52 @@ function headerBlock(res: HttpResponseData): string {
 }
 
 /** The response as nuclei's http part names. */
-export function httpEventValues(init: HttpRequestInit, res: HttpResponseData): Record<string, DslValue> {
+/** Defines a part computed on first read (most templates never read `request` or `title`). */
+function lazy(values: Record<string, DslValue>, key: string, compute: () => DslValue): void {
+  let cached: DslValue | undefined;
+  Object.defineProperty(values, key, {
+    enumerable: true,
+    configurable: true,
+    get: () => {
+      if (cached === undefined) cached = compute();
+      return cached;
+    },
+  });
+}
+
+/** The response as nuclei's http part names. */
+export function httpEventValues(
+  init: HttpRequestInit,
+  res: HttpResponseData,
+  layer: Record<string, DslValue> | null = null,
+): Record<string, DslValue> {
   const body = res.body.toString('utf8');
   const header = headerBlock(res);
-  const values: Record<string, DslValue> = {};
+  // Layered over the request's variables (prototype), so operators read both without a copy.
+  const values = Object.create(layer) as Record<string, DslValue>;
+  let contentLength: number = res.body.length;
+  let contentType = '';
   for (const [k, v] of res.headers) {
     const key = k.toLowerCase().replace(/-/g, '_');
-    const prev = values[key];
+    const prev = Object.hasOwn(values, key) ? values[key] : undefined;
     values[key] = prev === undefined ? v : `${String(prev)}\n${v}`;
+    if (key === 'content_length' && Number.isFinite(Number(v))) contentLength = Number(v);
+    if (key === 'content_type') contentType = v;
   }
-  const contentLength = Number(res.headers.find(([k]) => k === 'content-length')?.[1] ?? res.body.length);
-  const title = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(body)?.[1]?.trim() ?? '';
-  Object.assign(values, {
-    body,
-    header,
-    all_headers: header,
-    status_code: res.status,
-    content_length: Number.isFinite(contentLength) ? contentLength : res.body.length,
-    content_type: res.headers.find(([k]) => k === 'content-type')?.[1] ?? '',
-    raw: `${header}\r\n${body}`,
-    response: `${header}\r\n${body}`,
-    request: rawRequestText(init),
-    host: splitRawUrl(res.url).host,
-    matched: res.url,
-    url: res.url,
-    duration: res.durationMs / 1000,
-    title,
-  });
+  values.body = body;
+  values.header = header;
+  values.all_headers = header;
+  values.status_code = res.status;
+  values.content_length = contentLength;
+  values.content_type = contentType;
+  lazy(values, 'raw', () => `${header}\r\n${body}`);
+  lazy(values, 'response', () => `${header}\r\n${body}`);
+  lazy(values, 'request', () => rawRequestText(init));
+  lazy(values, 'host', () => splitRawUrl(res.url).host);
+  values.matched = res.url;
+  values.url = res.url;
+  values.duration = res.durationMs / 1000;
+  lazy(values, 'title', () => /<title[^>]*>([\s\S]*?)<\/title>/i.exec(body)?.[1]?.trim() ?? '');
   return values;
 }
 
@@ -133,7 +152,8 @@ export async function executeHttpRequest(
 ): Promise<ProtocolResponse> {
   let init = buildHttpRequest(req, spec, vars);
   const first = init;
-  const originHost = splitRawUrl(init.url).host;
+  const firstUrl = splitRawUrl(init.url);
+  const originHost = firstUrl.host;
   let res: HttpResponseData | undefined;
   for (let hop = 0; ; hop++) {
     if (cookies && cookies.size > 0 && !Object.keys(init.headers).some((k) => k.toLowerCase() === 'cookie')) {
@@ -142,7 +162,7 @@ export async function executeHttpRequest(
         headers: { ...init.headers, Cookie: [...cookies].map(([k, v]) => `${k}=${v}`).join('; ') },
       };
     }
-    const endpoint = splitRawUrl(init.url).host;
+    const endpoint = init === first ? originHost : splitRawUrl(init.url).host;
     if (ctx.isUrlAllowed && !(await ctx.isUrlAllowed(init.url))) throw new Error(`out of scope: ${init.url}`);
     if (ctx.hosts.isBlocked(endpoint)) throw new HostSkippedError(endpoint);
     await ctx.rate.acquire(ctx.signal);
@@ -174,13 +194,13 @@ export async function executeHttpRequest(
     const { body: _body, ...rest } = init;
     init = toGet ? { ...rest, method: 'GET', url: next.toString() } : { ...init, url: next.toString() };
   }
-  const values = httpEventValues(init, res);
-  const u = splitRawUrl(res.url);
+  const values = httpEventValues(init, res, vars);
+  const u = res.url === first.url ? firstUrl : splitRawUrl(res.url);
   return {
     event: { values, bytes: { body: res.body }, defaultPart: 'body' },
     matchedAt: res.url,
     endpoint: `${u.hostname}:${u.port}`,
-    path: splitRawUrl(first.url).path.split('?')[0] ?? '/',
+    path: firstUrl.path.split('?')[0] ?? '/',
     evidence: () => ({
       request: maskSecrets(rawRequestText(first)),
       response: maskSecrets(truncate(String(values.raw), EVIDENCE_BYTES)),

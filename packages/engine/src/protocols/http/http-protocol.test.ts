@@ -330,6 +330,29 @@ http:
     expect(scanner.summary.requests).toBe(0);
   });
 
+  it('ends promptly when the scan is aborted', async () => {
+    const slow = await startHttp((_req, res) => {
+      setTimeout(() => res.end('late'), 5000).unref();
+    });
+    const t = compileOrThrow(
+      tpl(
+        'slow',
+        'http:\n  - path: ["{{BaseURL}}/a", "{{BaseURL}}/b"]\n    matchers:\n      - type: word\n        words: ["late"]\n',
+      ),
+    );
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(), 200);
+    const started = performance.now();
+    const { findings } = await scanAll(
+      Array.from({ length: 10 }, (_v, i) => ({ ...t, id: `slow-${i}` })),
+      [slow.url],
+      { signal: ac.signal, timeoutMs: 10000 },
+    );
+    expect(findings).toEqual([]);
+    expect(performance.now() - started).toBeLessThan(2000);
+    await slow.close();
+  });
+
   it('respects the global rate limit', async () => {
     const t = compileOrThrow(
       tpl(
