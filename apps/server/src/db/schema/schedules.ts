@@ -1,4 +1,14 @@
-import { boolean, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import {
+  boolean,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
 import { users } from './identity.ts';
 
 /** A recurring scan: days of week (0 = sun … 6 = sat), a local start time and window end, in an IANA zone. */
@@ -27,7 +37,10 @@ export const scanSchedules = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [index('scan_schedules_user_idx').on(t.userId), index('scan_schedules_next_run_idx').on(t.nextRunAt)],
+  (t) => [
+    index('scan_schedules_user_idx').on(t.userId),
+    index('scan_schedules_next_run_idx').on(t.nextRunAt),
+  ],
 );
 
 /** One row per (schedule, due instant): the unique key is what makes each run happen exactly once. */

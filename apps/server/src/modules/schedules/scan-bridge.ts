@@ -21,7 +21,7 @@ export const scanBridge: ScanBridge = {
       if (found.get(ref.user_target_id) !== ref.target_type) throw notFound('Target not found.');
     }
   },
-  async createAndStartScan(ctx, tx, executeSql, request) {
+  async createAndStartScan(_ctx, tx, executeSql, request) {
     const ids = [...new Set(request.targets.map((t) => t.user_target_id))];
     const rows = await getTargetsByIds(tx, request.userId, ids);
     for (const ref of request.targets) {
