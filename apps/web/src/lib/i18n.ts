@@ -2,14 +2,16 @@ import type { TLanguage } from '@perimeter/contracts';
 import i18next from 'i18next';
 import { initReactI18next } from 'react-i18next';
 import { STORAGE_KEYS } from '../config/layout.ts';
-import en from '../locales/en/translation.json';
 
 /** Kept here, not imported from contracts at run time, so zod stays out of the initial bundle. */
 export const LANGUAGES = ['en', 'ru'] as const satisfies readonly TLanguage[];
 
-/** English ships in the initial bundle (it is the fallback); other languages load on demand. */
-const loaders: Record<TLanguage, () => Promise<{ default: typeof en }>> = {
-  en: async () => ({ default: en }),
+/**
+ * Every language, English included, is its own chunk loaded before the first render: the
+ * initial bundle does not grow with the translations.
+ */
+const loaders: Record<TLanguage, () => Promise<{ default: Record<string, unknown> }>> = {
+  en: () => import('../locales/en/translation.json'),
   ru: () => import('../locales/ru/translation.json'),
 };
 
@@ -38,7 +40,7 @@ export async function changeLanguage(lng: TLanguage): Promise<void> {
 
 export const i18n = i18next.createInstance();
 void i18n.use(initReactI18next).init({
-  resources: { en: { translation: en } },
+  resources: {},
   lng: 'en',
   fallbackLng: 'en',
   supportedLngs: LANGUAGES,
@@ -47,12 +49,10 @@ void i18n.use(initReactI18next).init({
   initAsync: false,
 });
 
-/** Before the first render: load and switch to the stored language. */
+/** Before the first render: load English (the fallback) and the stored language, then switch. */
 export async function initLanguage(): Promise<void> {
   const lng = currentLanguage();
   document.documentElement.lang = lng;
-  if (lng !== 'en') {
-    await loadLanguage(lng);
-    await i18n.changeLanguage(lng);
-  }
+  await Promise.all([loadLanguage('en'), loadLanguage(lng)]);
+  await i18n.changeLanguage(lng);
 }
