@@ -44,17 +44,17 @@ async function call<T = Record<string, unknown>>(
   return { status: res.statusCode, body: res.json() as T };
 }
 
-async function signUp(tz: string | null = 'Europe/Berlin') {
+async function signUp(tz: string | null = 'Europe/Berlin', plan = 'enterprise') {
   const input = newUserInput();
   await client(t.app).post('/users/auth/registration/', input);
   const login = await client(t.app).post<{ data: { access: string; user: { id?: string } } }>(
     '/users/auth/login/',
     { email: input.email, password: input.password1 },
   );
-  const { rows } = await sql.query<{ id: string }>('update users set tz = $2 where email = $1 returning id', [
-    input.email,
-    tz,
-  ]);
+  const { rows } = await sql.query<{ id: string }>(
+    'update users set tz = $2, plan = $3 where email = $1 returning id',
+    [input.email, tz, plan],
+  );
   return { token: login.body.data.access, userId: rows[0]!.id };
 }
 
@@ -161,6 +161,34 @@ describe('schedule endpoints', () => {
       expect(res.status, JSON.stringify(body)).toBe(status);
       expect(res.body).toHaveProperty('detail');
     }
+  });
+
+  it('plan limit: scheduled scans per week over all enabled schedules (403 naming the limit)', async () => {
+    const { token, userId } = await signUp('UTC', 'starter');
+    const targetId = await addTarget(userId, 'limit.example');
+    const targets = [{ target_type: 'domain', user_target_id: targetId }];
+    const two = await call(token, 'POST', '/users/create_scan_schedule', { targets, days: ['mon', 'thu'] });
+    expect(two.status).toBe(403);
+    expect(two.body.detail).toBe(
+      'Plan limit: the Starter plan allows 1 scheduled scan per week (0 already scheduled).',
+    );
+    const one = await call<{ data: TScanSchedule }>(token, 'POST', '/users/create_scan_schedule', {
+      targets,
+    });
+    expect(one.status).toBe(201);
+    const another = await call(token, 'POST', '/users/create_scan_schedule', { targets, days: ['sun'] });
+    expect(another.status).toBe(403);
+    const disabled = await call(token, 'POST', '/users/create_scan_schedule', {
+      targets,
+      days: ['sun'],
+      enabled: false,
+    });
+    expect(disabled.status).toBe(201);
+    const moved = await call(token, 'PATCH', '/users/update_scan_schedule', {
+      scan_schedule_id: one.body.data.scan_schedule_id,
+      days: ['wed'],
+    });
+    expect(moved.status).toBe(200);
   });
 
   it('overview lists every run of the next 30 days by local date, or up to the end of the month', async () => {

@@ -11,6 +11,19 @@ export type TDayName = (typeof DAY_NAMES)[number];
 /** The default scan window (spec 9): 02:00–06:00 local, the night from Friday to Saturday. */
 export const DEFAULT_WINDOW = { days: [6], startTime: '02:00', endTime: '06:00' } as const;
 
+/**
+ * Scheduled scans per week each plan allows, summed over the user's enabled schedules (spec 9:
+ * starter "weekly", try_it and business "three per week", enterprise "individual frequency";
+ * trial_scan is a single demo scan, so one). The monthly limit is enforced again when a run starts.
+ */
+export const SCHEDULED_SCANS_PER_WEEK: Record<string, number> = {
+  trial_scan: 1,
+  try_it: 3,
+  starter: 1,
+  business: 3,
+  enterprise: 7,
+};
+
 export function dayToNumber(day: TDayName | '*' | number): number {
   if (typeof day === 'number') return day;
   if (day === '*') return 1;

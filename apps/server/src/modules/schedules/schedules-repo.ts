@@ -130,3 +130,8 @@ export async function markRunFailedByScan(db: DbOrTx, scanId: string, error: str
     .set({ status: 'failed', error: error.slice(0, 1000) })
     .where(eq(scanScheduleRuns.scanId, scanId));
 }
+
+export async function userPlan(db: DbOrTx, userId: string): Promise<string> {
+  const [row] = await db.select({ plan: users.plan }).from(users).where(eq(users.id, userId));
+  return row?.plan ?? 'trial_scan';
+}

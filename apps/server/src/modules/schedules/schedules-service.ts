@@ -7,7 +7,8 @@ import type {
   TTargetRef,
   TUpdateScheduleBody,
 } from '@perimeter/contracts';
-import { badRequest, notFound } from '../../lib/errors.ts';
+import { PLAN_NAMES, type TPlanKey } from '@perimeter/contracts';
+import { badRequest, forbidden, notFound } from '../../lib/errors.ts';
 import type { AppContext } from '../../server/context.ts';
 import type { ScanBridge } from './schedules-bridge.ts';
 import {
@@ -19,6 +20,7 @@ import {
   numberToDay,
   overviewEnd,
   runsBetween,
+  SCHEDULED_SCANS_PER_WEEK,
 } from './schedules-fns.ts';
 import * as repo from './schedules-repo.ts';
 
@@ -67,6 +69,21 @@ function checkTargetsOneType(targets: TTargetRef[]) {
   }
 }
 
+/** Plan limit: scheduled scans per week over all enabled schedules, this one included. */
+async function checkWeeklyLimit(ctx: AppContext, userId: string, days: number[], exceptId?: string) {
+  const plan = await repo.userPlan(ctx.db, userId);
+  const limit = SCHEDULED_SCANS_PER_WEEK[plan] ?? 1;
+  const others = (await repo.listSchedules(ctx.db, userId))
+    .filter((r) => r.enabled && r.id !== exceptId)
+    .reduce((n, r) => n + r.days.length, 0);
+  if (others + days.length > limit) {
+    const name = PLAN_NAMES[plan as TPlanKey] ?? plan;
+    throw forbidden(
+      `Plan limit: the ${name} plan allows ${limit} scheduled scan${limit === 1 ? '' : 's'} per week (${others} already scheduled).`,
+    );
+  }
+}
+
 export async function createSchedule(
   ctx: AppContext,
   bridge: ScanBridge,
@@ -83,6 +100,7 @@ export async function createSchedule(
   const days = normaliseDays(body.days ?? DEFAULT_WINDOW.days);
   const startTime = body.start_time ?? DEFAULT_WINDOW.startTime;
   const enabled = body.enabled ?? true;
+  if (enabled) await checkWeeklyLimit(ctx, userId, days);
   const row = await repo.insertSchedule(ctx.db, {
     userId,
     name: body.name ?? '',
@@ -128,6 +146,7 @@ export async function updateSchedule(
   const startTime = body.start_time ?? current.startTime;
   const tz = body.tz ?? current.tz;
   const enabled = body.enabled ?? current.enabled;
+  if (enabled) await checkWeeklyLimit(ctx, userId, days, current.id);
   const row = await repo.updateSchedule(ctx.db, userId, current.id, {
     name: body.name ?? current.name,
     targetIds: targets.map((t) => t.user_target_id),
