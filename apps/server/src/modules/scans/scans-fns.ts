@@ -128,6 +128,23 @@ export class ScopeModel {
     return r;
   }
 
+  /** Services by address, so a name resolved later (certificate SANs) still gets its ports. */
+  private readonly servicesByIp = new Map<string, ScopeRow['services']>();
+
+  private addIp(r: ScopeRow, ip: string): void {
+    pushUnique(r.ipAddresses, ip);
+    for (const s of this.servicesByIp.get(ip) ?? []) this.addService(r, s);
+  }
+
+  private addService(r: ScopeRow, s: ScopeRow['services'][number]): void {
+    this.dirty.add(r.name);
+    if (!r.openedPorts.includes(s.port)) {
+      r.openedPorts.push(s.port);
+      r.openedPorts.sort((a, b) => a - b);
+    }
+    if (!r.services.some((x) => x.port === s.port)) r.services.push(s);
+  }
+
   private rowsWithIp(ip: string): ScopeRow[] {
     const found = [...this.rows.values()].filter((r) => r.name === ip || r.ipAddresses.includes(ip));
     return found.length ? found : [this.row(ip, 'ip')];
@@ -137,32 +154,29 @@ export class ScopeModel {
     switch (asset.kind) {
       case 'subdomain': {
         const r = this.row(asset.name, 'subdomain', asset.domain);
-        for (const ip of asset.ips) pushUnique(r.ipAddresses, ip);
+        for (const ip of asset.ips) this.addIp(r, ip);
         for (const c of asset.cnames) pushUnique(r.cnames, c);
         return;
       }
       case 'ip': {
         if (asset.hostnames.length === 0) {
-          const r = this.row(asset.ip, 'ip');
-          pushUnique(r.ipAddresses, asset.ip);
+          this.addIp(this.row(asset.ip, 'ip'), asset.ip);
           return;
         }
-        for (const h of asset.hostnames) pushUnique(this.row(h, 'subdomain').ipAddresses, asset.ip);
+        for (const h of asset.hostnames) this.addIp(this.row(h, 'subdomain'), asset.ip);
         return;
       }
       case 'service': {
-        for (const r of this.rowsWithIp(asset.ip)) {
-          this.dirty.add(r.name);
-          pushUnique(r.openedPorts, asset.port);
-          r.openedPorts.sort((a, b) => a - b);
-          if (!r.services.some((s) => s.port === asset.port))
-            r.services.push({
-              port: asset.port,
-              service: asset.service,
-              product: asset.product ?? null,
-              version: asset.version ?? null,
-            });
-        }
+        const service = {
+          port: asset.port,
+          service: asset.service,
+          product: asset.product ?? null,
+          version: asset.version ?? null,
+        };
+        const known = this.servicesByIp.get(asset.ip) ?? [];
+        if (!known.some((k) => k.port === asset.port)) known.push(service);
+        this.servicesByIp.set(asset.ip, known);
+        for (const r of this.rowsWithIp(asset.ip)) this.addService(r, service);
         return;
       }
       case 'url':

@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import { percentOf, resolveSubclasses, ScopeModel, stageList } from './scans-fns.ts';
+
+describe('ScopeModel', () => {
+  it('gives a name resolved after the port scan the ports of its address', () => {
+    const m = new ScopeModel();
+    m.add({
+      kind: 'subdomain',
+      name: 'secure.a.test',
+      domain: 'a.test',
+      ips: ['10.0.0.1'],
+      cnames: [],
+      dangling: false,
+      sources: [],
+    });
+    m.add({
+      kind: 'service',
+      ip: '10.0.0.1',
+      port: 443,
+      transport: 'tcp',
+      service: 'https',
+      tls: true,
+      source: 'builtin',
+    });
+    m.add({
+      kind: 'subdomain',
+      name: 'portal.a.test',
+      domain: 'a.test',
+      ips: ['10.0.0.1'],
+      cnames: [],
+      dangling: false,
+      sources: ['san'],
+    });
+    m.add({ kind: 'ip', ip: '10.0.0.2', version: 4, hostnames: [] });
+    m.add({
+      kind: 'service',
+      ip: '10.0.0.2',
+      port: 22,
+      transport: 'tcp',
+      service: 'ssh',
+      tls: false,
+      source: 'builtin',
+    });
+    expect(m.rows.get('portal.a.test')?.openedPorts).toEqual([443]);
+    expect(m.rows.get('secure.a.test')?.services.map((s) => s.port)).toEqual([443]);
+    expect(m.rows.get('10.0.0.2')).toMatchObject({
+      kind: 'ip',
+      openedPorts: [22],
+      ipAddresses: ['10.0.0.2'],
+    });
+    expect(
+      m
+        .takeDirty()
+        .map((r) => r.name)
+        .sort(),
+    ).toEqual(['10.0.0.2', 'portal.a.test', 'secure.a.test']);
+    expect(m.takeDirty()).toEqual([]);
+  });
+});
+
+describe('scan configuration', () => {
+  const all = ['exploit_scanner', 'exploit_db', 'leakcheck'] as const;
+  it('a full scan runs what the plan allows; a custom one what was chosen', () => {
+    expect(resolveSubclasses('full', undefined, ['exploit_scanner'])).toEqual({
+      subclasses: ['exploit_scanner'],
+      classes: ['class_resources', 'class_exploitation'],
+      refused: [],
+    });
+    expect(
+      resolveSubclasses('custom', { classes: ['class_information_gathering'], subclasses: [] }, all)
+        .subclasses,
+    ).toEqual(['leakcheck']);
+    expect(
+      resolveSubclasses('custom', { classes: [], subclasses: ['exploit_db'] }, ['exploit_scanner']).refused,
+    ).toEqual(['exploit_db']);
+    expect(resolveSubclasses('custom', { classes: ['class_resources'], subclasses: [] }, all)).toEqual({
+      subclasses: [],
+      classes: ['class_resources'],
+      refused: [],
+    });
+  });
+  it('percent grows with the stages and stays below 100 until done', () => {
+    const stages = stageList(['leakcheck']);
+    expect(stages).toEqual(['subdomains', 'dns', 'ports', 'http', 'fingerprint', 'leaks']);
+    expect(percentOf(stages, 'subdomains', 0, 10)).toBe(0);
+    expect(percentOf(stages, 'ports', 5, 10)).toBe(41);
+    expect(percentOf(stages, 'leaks', 10, 10)).toBe(99);
+    expect(percentOf(stages, 'unknown', 1, 1)).toBe(0);
+  });
+});
