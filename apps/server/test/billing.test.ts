@@ -216,6 +216,29 @@ describe('local provider checkout', () => {
     expect(state.body.data.card).toBeNull(); // remember_card was off
   });
 
+  it('a local checkout left unpaid for more than a day expires', async () => {
+    const { api } = await signUp(t);
+    const link = await api.get<Data<TCheckoutLink>>('/users/get_checkout_sessions_link?plan=starter');
+    await t.runtime.ctx.database.pool.query(
+      "update checkout_sessions set created_at = now() - interval '2 days' where id = $1",
+      [link.body.data.session_id],
+    );
+    const pay = await api.post<Err>('/users/billing/local_pay', {
+      session_id: link.body.data.session_id,
+      card_number: VISA,
+      name_on_card: 'Ada',
+      expiry: '12/39',
+      cvc: '123',
+    });
+    expect(pay.status).toBe(409);
+    expect(pay.body.detail).toMatch(/expired/);
+    const s = await api.get<Data<TCheckoutSession>>(
+      `/users/billing/checkout_session?session_id=${link.body.data.session_id}`,
+    );
+    expect(s.body.data.status).toBe('expired');
+    expect((await api.get<Data<TUser>>('/users/user')).body.data.tariffs[0]?.key).toBe('trial_scan');
+  });
+
   it("another user's checkout session is not found", async () => {
     const a = await signUp(t);
     const b = await signUp(t);

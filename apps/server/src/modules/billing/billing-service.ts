@@ -161,6 +161,9 @@ export async function getCheckout(ctx: AppContext, userId: string, id: string): 
   return toSessionDto(row);
 }
 
+/** A local checkout not paid within a day expires. */
+export const LOCAL_SESSION_TTL_MS = 24 * 60 * 60 * 1000;
+
 /** The local provider's card step: validates, "charges" a test card, applies the plan at once. */
 export async function payLocal(ctx: AppContext, userId: string, raw: unknown): Promise<TCheckoutSession> {
   const body = ZLocalPayBody.parse(raw);
@@ -172,6 +175,10 @@ export async function payLocal(ctx: AppContext, userId: string, raw: unknown): P
     if (!session || session.userId !== userId || session.provider !== 'local')
       throw notFound('No such checkout session.');
     if (session.status === 'complete') throw conflict('This checkout is already paid.');
+    if (session.status !== 'expired' && now.getTime() - session.createdAt.getTime() > LOCAL_SESSION_TTL_MS) {
+      await repo.updateCheckout(tx, session.id, { status: 'expired' });
+      return null;
+    }
     if (session.status === 'expired') throw conflict('This checkout has expired: start again.');
     const cardLabel = `${card.brand} •••• ${card.last4}`;
     const plan = ZPurchasablePlan.parse(session.plan);
@@ -229,6 +236,8 @@ export async function payLocal(ctx: AppContext, userId: string, raw: unknown): P
     }
     return (await repo.getCheckout(tx, session.id)) as repo.CheckoutRow;
   });
+  // Expiry is committed before it is reported.
+  if (!row) throw conflict('This checkout has expired: start again.');
   return toSessionDto(row);
 }
 

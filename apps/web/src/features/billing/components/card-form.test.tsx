@@ -23,7 +23,7 @@ describe('card form validation (Luhn, expiry)', () => {
     expect(bad({ expiry: '13/30' })).toBe('billing.card.expiryFormat');
     expect(bad({ cvc: '12' })).toBe('billing.card.cvcInvalid');
     expect(bad({ name_on_card: '  ' })).toBe('billing.card.nameRequired');
-  });
+  }, 30_000);
 
   it('shows translated errors and submits only valid cards, formatting number and expiry as typed', async () => {
     const user = userEvent.setup();
@@ -54,5 +54,5 @@ describe('card form validation (Luhn, expiry)', () => {
       cvc: '123',
       remember_card: true,
     });
-  });
+  }, 30_000);
 });
