@@ -43,6 +43,7 @@ const stand = http.createServer((req, res) => {
     }
     if (req.method === 'GET' && url.pathname === '/v1/promotion_codes') {
       const code = url.searchParams.get('code');
+      if (code === 'BOOM') return send(500, { error: { type: 'api_error', message: 'stand-in failure' } });
       return send(200, {
         object: 'list',
         url: '/v1/promotion_codes',
@@ -196,6 +197,12 @@ describe('Stripe provider against a stand-in API', () => {
     expect(recorded.filter((r) => r.path === '/v1/customers').length).toBe(before);
     const bad = await api.get('/users/get_checkout_sessions_link?plan=starter&promo_code=NOPE');
     expect(bad.status).toBe(400);
+    // A failing Stripe API is a 502 with a plain message, and no session is stored.
+    const down = await api.get<{ detail: string }>(
+      '/users/get_checkout_sessions_link?plan=starter&promo_code=BOOM',
+    );
+    expect(down.status).toBe(502);
+    expect(down.body.detail).toMatch(/payment provider/);
   });
 
   it('portal link: a billing-portal session for the customer returning to /account/plan', async () => {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { TBillingPeriod, TCurrency, TPurchasablePlan } from '@perimeter/contracts';
 import Stripe from 'stripe';
 import type { TEnv } from '../../lib/config/index.ts';
-import { badRequest } from '../../lib/errors.ts';
+import { AppError, badRequest } from '../../lib/errors.ts';
 import { discountOf, parsePromoCodes } from './billing-fns.ts';
 
 export interface CheckoutInput {
@@ -91,6 +91,16 @@ export function stripeClient(env: TEnv): Stripe {
   });
 }
 
+/** A failure of the Stripe API (network, 5xx, bad configuration) → 502 with a plain message. */
+async function viaStripe<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    if (err instanceof AppError) throw err;
+    throw new AppError(502, 'internal_error', 'The payment provider did not answer. Try again in a moment.');
+  }
+}
+
 /** Stripe Checkout, promotion codes and the customer portal. Card data never reaches us. */
 export class StripeBillingProvider implements BillingProvider {
   readonly name = 'stripe' as const;
@@ -106,7 +116,11 @@ export class StripeBillingProvider implements BillingProvider {
     return customer.id;
   }
 
-  async createCheckout(input: CheckoutInput): Promise<CheckoutResult> {
+  createCheckout(input: CheckoutInput): Promise<CheckoutResult> {
+    return viaStripe(() => this.checkout(input));
+  }
+
+  private async checkout(input: CheckoutInput): Promise<CheckoutResult> {
     let promotionCodeId: string | null = null;
     if (input.promoCode) {
       const found = await this.stripe.promotionCodes.list({ code: input.promoCode, active: true, limit: 1 });
@@ -149,7 +163,11 @@ export class StripeBillingProvider implements BillingProvider {
     return { id: session.id, url: session.url, discount: 0, customerId: customer };
   }
 
-  async portalLink(input: { userId: string; email: string; customerId: string | null }) {
+  portalLink(input: { userId: string; email: string; customerId: string | null }) {
+    return viaStripe(() => this.portal(input));
+  }
+
+  private async portal(input: { userId: string; email: string; customerId: string | null }) {
     const customer = await this.ensureCustomer(input.userId, input.email, input.customerId);
     const portal = await this.stripe.billingPortal.sessions.create({
       customer,
@@ -159,7 +177,9 @@ export class StripeBillingProvider implements BillingProvider {
   }
 
   async cancelAtPeriodEnd(externalSubscriptionId: string): Promise<void> {
-    await this.stripe.subscriptions.update(externalSubscriptionId, { cancel_at_period_end: true });
+    await viaStripe(() =>
+      this.stripe.subscriptions.update(externalSubscriptionId, { cancel_at_period_end: true }),
+    );
   }
 }
 
