@@ -203,7 +203,7 @@ export async function runFindingsBench(
     say(`## Finding families (issue 5) — ${new Date().toISOString()}`);
     say('');
     say(
-      `Node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'CPU'}, lab on ${lab.subnet}.0/24 (loopback).`,
+      `Node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'CPU'}, lab on ${lab.subnet}.0/24 (loopback, served from the bench process), load average ${os.loadavg()[0]?.toFixed(1)} at start.`,
     );
     say('');
     say('Template engine throughput:');

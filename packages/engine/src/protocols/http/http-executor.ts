@@ -91,6 +91,7 @@ function headerBlock(res: HttpResponseData): string {
 }
 
 /** The response as nuclei's http part names. */
+/** The response as nuclei's http part names. */
 /** Defines a part computed on first read (most templates never read `request` or `title`). */
 function lazy(values: Record<string, DslValue>, key: string, compute: () => DslValue): void {
   let cached: DslValue | undefined;
@@ -105,38 +106,39 @@ function lazy(values: Record<string, DslValue>, key: string, compute: () => DslV
 }
 
 /** The response as nuclei's http part names. */
-export function httpEventValues(
-  init: HttpRequestInit,
-  res: HttpResponseData,
-  layer: Record<string, DslValue> | null = null,
-): Record<string, DslValue> {
+export function httpEventValues(init: HttpRequestInit, res: HttpResponseData): Record<string, DslValue> {
   const body = res.body.toString('utf8');
   const header = headerBlock(res);
-  // Layered over the request's variables (prototype), so operators read both without a copy.
-  const values = Object.create(layer) as Record<string, DslValue>;
   let contentLength: number = res.body.length;
   let contentType = '';
+  const raw = `${header}\r\n${body}`;
+  // A literal with a fixed shape first (fast property access), then the header parts.
+  const values: Record<string, DslValue> = {
+    body,
+    header,
+    all_headers: header,
+    status_code: res.status,
+    content_length: 0,
+    content_type: '',
+    raw,
+    response: raw,
+    request: rawRequestText(init),
+    host: splitRawUrl(res.url).host,
+    matched: res.url,
+    url: res.url,
+    duration: res.durationMs / 1000,
+    title: /<title[^>]*>([\s\S]*?)<\/title>/i.exec(body)?.[1]?.trim() ?? '',
+  };
+  const seen = new Set<string>();
   for (const [k, v] of res.headers) {
     const key = k.toLowerCase().replace(/-/g, '_');
-    const prev = Object.hasOwn(values, key) ? values[key] : undefined;
-    values[key] = prev === undefined ? v : `${String(prev)}\n${v}`;
+    values[key] = seen.has(key) ? `${String(values[key])}\n${v}` : v;
+    seen.add(key);
     if (key === 'content_length' && Number.isFinite(Number(v))) contentLength = Number(v);
     if (key === 'content_type') contentType = v;
   }
-  values.body = body;
-  values.header = header;
-  values.all_headers = header;
-  values.status_code = res.status;
   values.content_length = contentLength;
   values.content_type = contentType;
-  lazy(values, 'raw', () => `${header}\r\n${body}`);
-  lazy(values, 'response', () => `${header}\r\n${body}`);
-  lazy(values, 'request', () => rawRequestText(init));
-  lazy(values, 'host', () => splitRawUrl(res.url).host);
-  values.matched = res.url;
-  values.url = res.url;
-  values.duration = res.durationMs / 1000;
-  lazy(values, 'title', () => /<title[^>]*>([\s\S]*?)<\/title>/i.exec(body)?.[1]?.trim() ?? '');
   return values;
 }
 
@@ -194,7 +196,7 @@ export async function executeHttpRequest(
     const { body: _body, ...rest } = init;
     init = toGet ? { ...rest, method: 'GET', url: next.toString() } : { ...init, url: next.toString() };
   }
-  const values = httpEventValues(init, res, vars);
+  const values = httpEventValues(init, res);
   const u = res.url === first.url ? firstUrl : splitRawUrl(res.url);
   return {
     event: { values, bytes: { body: res.body }, defaultPart: 'body' },
