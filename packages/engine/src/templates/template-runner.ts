@@ -52,9 +52,11 @@ const MAX_HISTORY_REQUESTS = 10;
  */
 function blockOperatorsEvent(resp: ProtocolResponse, layer: Variables): OperatorEvent {
   const own = resp.event.values;
-  // HTTP builds its parts on top of the request's variables already; others are layered here.
-  const values =
-    Object.getPrototypeOf(own) === layer ? own : Object.assign(Object.create(layer) as Variables, own);
+  // The response object is this response's alone: layer it over the variables in place
+  // (copying its parts onto a new object costs more than the request itself).
+  const values = (
+    Object.getPrototypeOf(own) === layer ? own : Object.setPrototypeOf(own, layer)
+  ) as Variables;
   return {
     values,
     ...(resp.event.bytes ? { bytes: resp.event.bytes } : {}),
