@@ -98,21 +98,33 @@ export const routes: RouteObject[] = [
           {
             path: paths.home,
             ...page(
-              () => import('../features/home/components/home-page.tsx'),
-              (m) => m.HomePage,
+              () => import('../features/dashboard/components/dashboard-page.tsx'),
+              (m) => m.DashboardPage,
             ),
           },
-          { path: paths.accountDetails, ...page(account, (m) => m.AccountPage) },
-          { path: paths.accountPlan, ...page(billing, (m) => m.AccountPlanPage) },
+          {
+            // The account tabs: one layout, the tab's page below it.
+            ...page(account, (m) => m.AccountPage),
+            children: [
+              { path: paths.accountDetails, ...page(account, (m) => m.AccountDetails) },
+              { path: paths.accountPlan, ...page(billing, (m) => m.AccountPlanPage) },
+              { path: paths.accountPayment, ...page(billing, (m) => m.PaymentPage) },
+              { path: paths.accountNotifications, ...page(account, (m) => m.NotificationSettings) },
+            ],
+          },
           { path: paths.accountPlanChoose, ...page(billing, (m) => m.ChoosePlanPage) },
-          { path: paths.accountPayment, ...page(billing, (m) => m.PaymentPage) },
           { path: paths.choosePlan, ...page(billing, (m) => m.ChoosePlanPage) },
           { path: paths.postPayment, ...page(billing, (m) => m.PostPaymentPage) },
           { path: '/checkout/:sessionId', ...page(billing, (m) => m.CheckoutPage) },
-          { path: paths.accountNotifications, ...page(account, (m) => m.AccountPage) },
           { path: paths.twoFactorReset, ...page(account, (m) => m.TwoFactorResetPage) },
           placeholder(paths.scans, 'menu.newScan'),
-          placeholder(paths.pastScans, 'menu.reports'),
+          {
+            path: paths.pastScans,
+            ...page(
+              () => import('../features/scans/components/past-scans-page.tsx'),
+              (m) => m.PastScansPage,
+            ),
+          },
           placeholder(paths.scanDetail, 'pages.scanDetail'),
           placeholder(paths.eventsVulnerabilities, 'menu.vulnerabilities'),
           placeholder(paths.eventsCve, 'menu.cve'),

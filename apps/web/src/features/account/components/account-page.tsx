@@ -1,10 +1,8 @@
-import { Box, Card, CardContent, Tab, Tabs, Typography } from '@mui/material';
+import { Box, Tab, Tabs } from '@mui/material';
 import { useTranslation } from 'react-i18next';
-import { Link, useLocation } from 'react-router';
+import { Link, Outlet, useLocation } from 'react-router';
 import { PageTitle } from '../../../components/ui/page-title.tsx';
 import { paths } from '../../../config/paths.ts';
-import { AccountDetails } from './account-details.tsx';
-import { NotificationSettings } from './notification-settings.tsx';
 
 const TABS = [
   { path: paths.accountDetails, key: 'account.tabs.details' },
@@ -13,6 +11,7 @@ const TABS = [
   { path: paths.accountNotifications, key: 'account.tabs.notifications' },
 ] as const;
 
+/** The account tabs; the tab's page (details, plan, payment, notifications) renders below them. */
 export function AccountPage() {
   const { t } = useTranslation();
   const { pathname } = useLocation();
@@ -31,15 +30,7 @@ export function AccountPage() {
           <Tab key={tab.path} value={tab.path} label={t(tab.key)} component={Link} to={tab.path} />
         ))}
       </Tabs>
-      {current.path === paths.accountDetails && <AccountDetails />}
-      {current.path === paths.accountNotifications && <NotificationSettings />}
-      {(current.path === paths.accountPlan || current.path === paths.accountPayment) && (
-        <Card>
-          <CardContent>
-            <Typography variant="h2">{t(current.key)}</Typography>
-          </CardContent>
-        </Card>
-      )}
+      <Outlet />
     </Box>
   );
 }
