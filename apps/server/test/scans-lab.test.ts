@@ -137,7 +137,7 @@ describe('scans of the lab end to end', () => {
       for (const e of templates) {
         expect(e.status).toBe('new');
         // How to reproduce: a command line (curl, dig, nc, openssl…) and the evidence.
-      expect(e.evidence?.curl.length ?? 0, e.template_id).toBeGreaterThan(0);
+        expect(e.evidence?.curl.length ?? 0, e.template_id).toBeGreaterThan(0);
       }
 
       // exploit_db: every planted CVE the loaded feeds know, on its host and version.
