@@ -60,12 +60,31 @@ describe('perimeter-scan CLI', () => {
       }),
     );
     expect(stderr).toContain('[ports]');
+    // The finding families run by default: the built-in template pack checks what was found.
+    expect(events).toContainEqual(
+      expect.objectContaining({
+        type: 'finding',
+        finding: expect.objectContaining({
+          subclass: 'exploit_scanner',
+          templateId: 'missing-security-headers',
+        }),
+      }),
+    );
   }, 60_000);
 
   it('prints a table without --json', async () => {
     const { stdout } = await run(
       process.execPath,
-      [BIN, lab.address(16), '--ports', '22', '--allow-private', '--allow', '127.0.0.0/8'],
+      [
+        BIN,
+        lab.address(16),
+        '--ports',
+        '22',
+        '--allow-private',
+        '--allow',
+        '127.0.0.0/8',
+        '--resources-only',
+      ],
       { cwd: REPO_ROOT, timeout: 60_000 },
     );
     expect(stdout).toMatch(/SERVICES \(1\)\n\s+127\.0\.48\.16:22\s+ssh OpenSSH 7\.2p2/);

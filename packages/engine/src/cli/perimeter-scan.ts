@@ -1,4 +1,7 @@
+import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
+import { createFindingStages } from '../findings/finding-stages.js';
+import { LocalLeakIndex } from '../leaks/local-leak-index.js';
 import type { Asset, ScanEvent } from '../pipeline/events.js';
 import { scan } from '../pipeline/scan.js';
 import type { ScanConfig } from '../pipeline/scan-config.js';
@@ -15,6 +18,10 @@ const USAGE = `usage: perimeter-scan <target...> [options]
   --no-bruteforce        skip the built-in wordlist
   --nmap                 use nmap -sT -sV when installed
   --fingerprints DIR     extra Wappalyzer-format fingerprint directory (repeatable)
+  --resources-only       only class_resources (no template, CVE or leak checks)
+  --templates DIR        extra nuclei template directory (repeatable; the built-in pack always runs)
+  --cve-feed FILE        NVD 1.1 / NVD 2.0 / retire.js feed for CVE matching (repeatable; .json or .gz)
+  --leaks FILE           leak corpus (email:password lines or CSV) for the leak lookup
   --json                 JSON lines on stdout (default: a table at the end)
   -h, --help`;
 
@@ -59,6 +66,10 @@ export async function main(argv: string[]): Promise<number> {
     'no-bruteforce': { type: 'boolean' },
     nmap: { type: 'boolean' },
     fingerprints: { type: 'string', multiple: true },
+    'resources-only': { type: 'boolean' },
+    templates: { type: 'string', multiple: true },
+    'cve-feed': { type: 'string', multiple: true },
+    leaks: { type: 'string' },
     json: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   } as const;
@@ -78,6 +89,10 @@ export async function main(argv: string[]): Promise<number> {
     'no-bruteforce'?: boolean;
     nmap?: boolean;
     fingerprints?: string[];
+    'resources-only'?: boolean;
+    templates?: string[];
+    'cve-feed'?: string[];
+    leaks?: string;
     json?: boolean;
     help?: boolean;
   };
@@ -95,6 +110,15 @@ export async function main(argv: string[]): Promise<number> {
     },
     ports: { list: v.ports ?? 'top100', nmap: v.nmap ?? false },
     fingerprints: { dirs: v.fingerprints ?? [] },
+    ...(v['resources-only']
+      ? { classes: ['class_resources'] }
+      : {
+          extraStages: createFindingStages({
+            templates: { dirs: v.templates ?? [] },
+            vulndb: { feedFiles: v['cve-feed'] ?? [] },
+            leaks: { sources: v.leaks ? [await loadLeakIndex(v.leaks)] : [] },
+          }),
+        }),
   };
 
   const ac = new AbortController();
@@ -119,6 +143,13 @@ export async function main(argv: string[]): Promise<number> {
     process.off('SIGINT', onSigint);
   }
   return ac.signal.aborted ? 130 : 0;
+}
+
+/** The leak corpus is imported into an index encrypted with a key that lives only in this process. */
+async function loadLeakIndex(file: string): Promise<LocalLeakIndex> {
+  const index = new LocalLeakIndex(randomBytes(32));
+  await index.importFile(file);
+  return index;
 }
 
 function printProgress(e: ScanEvent, isTty: boolean): void {
