@@ -1,0 +1,13 @@
+import type { TScanProgress } from '@perimeter/contracts';
+import { scansApi } from './scans-api.ts';
+
+export const getScanProgressApi = scansApi.injectEndpoints({
+  endpoints: (b) => ({
+    getScanProgress: b.query<TScanProgress, string>({
+      query: (id) => ({ url: '/main/get_user_abstract_scan_progress', params: { id } }),
+      providesTags: (_r, _e, id) => [{ type: 'ScanProgress', id }],
+    }),
+  }),
+});
+
+export const { useGetScanProgressQuery } = getScanProgressApi;

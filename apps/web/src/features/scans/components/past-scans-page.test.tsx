@@ -1,0 +1,225 @@
+import type { TScan, TScanProgress } from '@perimeter/contracts';
+import { screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { Route, Routes, useLocation } from 'react-router';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { makeUser, renderApp, signedIn } from '../../../test/render.tsx';
+import { PastScansPage } from './past-scans-page.tsx';
+
+afterEach(() => {
+  vi.useRealTimers();
+  vi.unstubAllGlobals();
+});
+
+const zero = { critical: 0, high: 0, medium: 0, low: 0, informational: 0, unknown: 0 };
+
+function scan(id: string, status: TScan['status'], extra: Partial<TScan> = {}): TScan {
+  return {
+    id,
+    status,
+    target_type: 'domain',
+    targets: [{ user_target_id: 't1', target: `${id}.lab.test`, target_type: 'domain' }],
+    scan_type: 'full',
+    custom_scan_config: false,
+    config: { classes: [], subclasses: [] },
+    created_at: '2026-11-01T10:00:00Z',
+    started_at: null,
+    finished_at: null,
+    stage: null,
+    percent: 0,
+    message: null,
+    severity_counts: zero,
+    ...extra,
+  };
+}
+
+function progress(id: string, extra: Partial<TScanProgress>): TScanProgress {
+  return {
+    id,
+    status: 'running',
+    stage: 'ports',
+    percent: 10,
+    counts: {},
+    eta_seconds: 120,
+    skipped_hosts: [],
+    started_at: '2026-11-01T10:00:00Z',
+    finished_at: null,
+    updated_at: '2026-11-01T10:00:00Z',
+    message: null,
+    ...extra,
+  };
+}
+
+type THandler = (url: URL, req: Request) => Response | Promise<Response>;
+
+function stubApi(handler: THandler) {
+  const calls: string[] = [];
+  vi.stubGlobal(
+    'fetch',
+    vi.fn(async (req: Request) => {
+      const url = new URL(req.url);
+      calls.push(`${req.method} ${url.pathname}${url.search}`);
+      return handler(url, req);
+    }),
+  );
+  return calls;
+}
+
+function Location() {
+  const location = useLocation();
+  return <output data-testid="location">{location.search}</output>;
+}
+
+function renderPage(route = '/scans/past-scans') {
+  return renderApp(
+    <Routes>
+      <Route
+        path="/scans/past-scans"
+        element={
+          <>
+            <PastScansPage />
+            <Location />
+          </>
+        }
+      />
+    </Routes>,
+    { auth: signedIn(makeUser()), route },
+  );
+}
+
+const listCalls = (calls: string[]) => calls.filter((c) => c.includes('get_user_abstract_scans_stats'));
+
+describe('reports page (past scans)', () => {
+  it('asks the server for a page of 10 sorted by creation, then follows sorting, filters and paging in the address', async () => {
+    const calls = stubApi((url) => {
+      if (url.pathname.endsWith('/main/get_user_abstract_scans_stats')) {
+        const offset = Number(url.searchParams.get('offset'));
+        return Response.json({
+          data: { items: [scan(`s${offset}`, 'done'), scan(`t${offset}`, 'canceled')], total: 23 },
+        });
+      }
+      return Response.json({ detail: 'no', code: 'not_found' }, { status: 404 });
+    });
+    const user = userEvent.setup();
+    renderPage();
+    expect(await screen.findByText('s0.lab.test')).toBeInTheDocument();
+    expect(screen.getByTestId('status-done')).toHaveTextContent('Done');
+    expect(screen.getByTestId('status-canceled')).toHaveTextContent('Canceled');
+    expect(screen.getByText('s0.lab.test').closest('a')).toHaveAttribute('href', '/scans/past-scans/s0');
+    expect(listCalls(calls)[0]).toBe(
+      'GET /api/main/get_user_abstract_scans_stats?limit=10&offset=0&targets_type=domain&sort_key=created_at&sort_order=desc',
+    );
+
+    await user.click(screen.getByRole('button', { name: 'Start time' }));
+    await waitFor(() => expect(screen.getByTestId('location')).toHaveTextContent('?sort=started_at'));
+    await waitFor(() => expect(listCalls(calls).at(-1)).toContain('sort_key=started_at&sort_order=desc'));
+    await user.click(screen.getByRole('button', { name: 'Start time' }));
+    await waitFor(() => expect(listCalls(calls).at(-1)).toContain('sort_key=started_at&sort_order=asc'));
+
+    await user.click(screen.getByRole('combobox', { name: 'Status' }));
+    await user.click(await screen.findByRole('option', { name: 'Running' }));
+    await waitFor(() => expect(listCalls(calls).at(-1)).toContain('&status=running&'));
+    expect(screen.getByTestId('location')).toHaveTextContent('?status=running&sort=started_at&order=asc');
+
+    await user.click(screen.getByRole('button', { name: 'Peers' }));
+    await waitFor(() => expect(listCalls(calls).at(-1)).toContain('targets_type=peer'));
+
+    await user.click(screen.getByRole('button', { name: /next page/i }));
+    await waitFor(() => expect(listCalls(calls).at(-1)).toContain('offset=10'));
+    expect(await screen.findByText('s10.lab.test')).toBeInTheDocument();
+    expect(screen.getByText('11–20 of 23')).toBeInTheDocument();
+  });
+
+  it('reads its state from the address on load', async () => {
+    const calls = stubApi(() => Response.json({ data: { items: [scan('a', 'done')], total: 31 } }));
+    renderPage('/scans/past-scans?page=2&type=network&status=done&sort=finished_at&order=asc');
+    expect(await screen.findByText('a.lab.test')).toBeInTheDocument();
+    expect(listCalls(calls)[0]).toBe(
+      'GET /api/main/get_user_abstract_scans_stats?limit=10&offset=20&targets_type=network&status=done&sort_key=finished_at&sort_order=asc',
+    );
+  });
+
+  it('starts a created scan and cancels a running one, then shows the new statuses', async () => {
+    const statuses: Record<string, TScan['status']> = { c1: 'created', r1: 'running' };
+    const posted: unknown[] = [];
+    stubApi(async (url, req) => {
+      if (url.pathname.endsWith('/main/get_user_abstract_scans_stats'))
+        return Response.json({
+          data: {
+            items: [scan('c1', statuses.c1 ?? 'created'), scan('r1', statuses.r1 ?? 'running')],
+            total: 2,
+          },
+        });
+      if (url.pathname.endsWith('/main/get_user_abstract_scan_progress'))
+        return Response.json({ data: progress('r1', { status: statuses.r1 ?? 'running' }) });
+      if (url.pathname.endsWith('/main/start_created_abstract_scan')) {
+        const body = (await req.json()) as { id: string };
+        posted.push(['start', body]);
+        statuses[body.id] = 'pending';
+        return Response.json({ data: scan(body.id, 'pending') });
+      }
+      if (url.pathname.endsWith('/main/cancel_running_abstract_scan')) {
+        const body = (await req.json()) as { id: string };
+        posted.push(['cancel', body]);
+        statuses[body.id] = 'canceled';
+        return Response.json({ data: scan(body.id, 'canceled') });
+      }
+      return Response.json({ detail: 'no', code: 'not_found' }, { status: 404 });
+    });
+    const user = userEvent.setup();
+    renderPage();
+    const created = await screen.findByTestId('scan-c1');
+    const running = screen.getByTestId('scan-r1');
+    expect(within(running).queryByRole('button', { name: 'Start' })).toBeNull();
+    expect(within(created).queryByRole('button', { name: 'Cancel' })).toBeNull();
+
+    await user.click(within(created).getByRole('button', { name: 'Start' }));
+    await waitFor(() =>
+      expect(within(screen.getByTestId('scan-c1')).getByText('Pending')).toBeInTheDocument(),
+    );
+    await user.click(within(screen.getByTestId('scan-r1')).getByRole('button', { name: 'Cancel' }));
+    await waitFor(() =>
+      expect(within(screen.getByTestId('scan-r1')).getByText('Canceled')).toBeInTheDocument(),
+    );
+    expect(posted).toEqual([
+      ['start', { id: 'c1' }],
+      ['cancel', { id: 'r1' }],
+    ]);
+  });
+
+  it('polls the progress of a running scan and shows its stage, percent and time left without a reload', async () => {
+    let percent = 10;
+    let stage = 'ports';
+    stubApi((url) => {
+      if (url.pathname.endsWith('/main/get_user_abstract_scans_stats'))
+        return Response.json({ data: { items: [scan('r1', 'running', { percent: 5 })], total: 1 } });
+      if (url.pathname.endsWith('/main/get_user_abstract_scan_progress'))
+        return Response.json({ data: progress('r1', { percent, stage, eta_seconds: 120 }) });
+      return Response.json({ detail: 'no', code: 'not_found' }, { status: 404 });
+    });
+    renderPage();
+    const bar = await screen.findByTestId('progress-r1');
+    await waitFor(() => expect(bar).toHaveTextContent('10% · Stage: ports · about 2 min left'));
+    expect(within(bar).getByRole('progressbar')).toHaveAttribute('aria-valuenow', '10');
+    percent = 60;
+    stage = 'templates';
+    await waitFor(() => expect(bar).toHaveTextContent('60% · Stage: templates'), { timeout: 8000 });
+    expect(within(bar).getByRole('progressbar')).toHaveAttribute('aria-valuenow', '60');
+  }, 15_000);
+
+  it('shows the empty state and the error state', async () => {
+    let fail = true;
+    stubApi(() =>
+      fail
+        ? Response.json({ detail: 'Broken.', code: 'odd' }, { status: 400 })
+        : Response.json({ data: { items: [], total: 0 } }),
+    );
+    const user = userEvent.setup();
+    renderPage();
+    expect(await screen.findByText(/The scans could not be loaded\. Broken\./)).toBeInTheDocument();
+    fail = false;
+    await user.click(screen.getByRole('button', { name: 'Retry' }));
+    const empty = await screen.findByTestId('scans-empty');
+    expect(within(empty).getByRole('link', { name: 'Start a new scan' })).toHaveAttribute('href', '/scans');
+  });
+});

@@ -1,0 +1,297 @@
+import {
+  Alert,
+  Box,
+  Button,
+  Card,
+  Chip,
+  CircularProgress,
+  FormControl,
+  InputLabel,
+  MenuItem,
+  Link as MuiLink,
+  Select,
+  Stack,
+  Table,
+  TableBody,
+  TableCell,
+  TableContainer,
+  TableHead,
+  TablePagination,
+  TableRow,
+  TableSortLabel,
+  ToggleButton,
+  ToggleButtonGroup,
+  Typography,
+} from '@mui/material';
+import { SCAN_STATUSES, SEVERITIES, type TScan, type TTargetType } from '@perimeter/contracts';
+import { useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Link } from 'react-router';
+import { useNotify } from '../../../components/feedback/snackbar.tsx';
+import { PageTitle } from '../../../components/ui/page-title.tsx';
+import { paths } from '../../../config/paths.ts';
+import { apiErrorMessage } from '../../../lib/errors.ts';
+import { useCancelScanMutation } from '../api/cancel-scan.ts';
+import { useGetScansStatsQuery } from '../api/get-scans-stats.ts';
+import { useStartScanMutation } from '../api/start-scan.ts';
+import {
+  PAGE_SIZE,
+  type TScanListState,
+  type TSortKey,
+  useScanListParams,
+} from '../hooks/use-scan-list-params.ts';
+import { ScanProgress } from './scan-progress.tsx';
+import { ScanStatusChip } from './scan-status-chip.tsx';
+import { SEVERITY_COLOR } from './severity.ts';
+
+const LIST_POLL_MS = 5000;
+const TARGET_TYPES: readonly TTargetType[] = ['domain', 'peer', 'network'];
+
+const isMoving = (s: TScan) => s.status === 'running' || s.status === 'pending';
+
+function SortHeader({
+  field,
+  label,
+  state,
+  onSort,
+}: {
+  field: TSortKey;
+  label: string;
+  state: TScanListState;
+  onSort: (field: TSortKey) => void;
+}) {
+  const isActive = state.sort === field;
+  return (
+    <TableCell sortDirection={isActive ? state.order : false}>
+      <TableSortLabel
+        active={isActive}
+        direction={isActive ? state.order : 'desc'}
+        onClick={() => onSort(field)}
+      >
+        {label}
+      </TableSortLabel>
+    </TableCell>
+  );
+}
+
+function ScanActions({ scan }: { scan: TScan }) {
+  const { t } = useTranslation();
+  const notify = useNotify();
+  const [start, startState] = useStartScanMutation();
+  const [cancel, cancelState] = useCancelScanMutation();
+  const run = async (action: 'start' | 'cancel') => {
+    try {
+      await (action === 'start' ? start(scan.id) : cancel(scan.id)).unwrap();
+      notify({
+        message: t(action === 'start' ? 'scans.started' : 'scans.canceled'),
+        alert: { color: 'success', variant: 'filled' },
+      });
+    } catch (e) {
+      notify({ message: apiErrorMessage(e, t), alert: { color: 'error', variant: 'filled' } });
+    }
+  };
+  return (
+    <Stack direction="row" spacing={1} sx={{ justifyContent: 'flex-end' }}>
+      {scan.status === 'created' && (
+        <Button
+          size="small"
+          variant="contained"
+          disabled={startState.isLoading}
+          onClick={() => void run('start')}
+        >
+          {t('scans.start')}
+        </Button>
+      )}
+      {isMoving(scan) && (
+        <Button
+          size="small"
+          color="error"
+          variant="outlined"
+          disabled={cancelState.isLoading}
+          onClick={() => void run('cancel')}
+        >
+          {t('scans.cancel')}
+        </Button>
+      )}
+      <Button size="small" component={Link} to={`${paths.pastScans}/${scan.id}`}>
+        {t('scans.open')}
+      </Button>
+    </Stack>
+  );
+}
+
+function ScanRow({ scan, fmt }: { scan: TScan; fmt: Intl.DateTimeFormat }) {
+  const { t } = useTranslation();
+  const date = (v: string | null) => (v ? fmt.format(new Date(v)) : '—');
+  return (
+    <TableRow data-testid={`scan-${scan.id}`}>
+      <TableCell sx={{ wordBreak: 'break-all' }}>
+        <MuiLink component={Link} to={`${paths.pastScans}/${scan.id}`}>
+          {scan.targets.map((x) => x.target).join(', ')}
+        </MuiLink>
+      </TableCell>
+      <TableCell>{t(`scans.type.${scan.scan_type}`)}</TableCell>
+      <TableCell>
+        <Stack spacing={1}>
+          <Box>
+            <ScanStatusChip status={scan.status} />
+          </Box>
+          {isMoving(scan) && <ScanProgress scanId={scan.id} initialPercent={scan.percent} />}
+        </Stack>
+      </TableCell>
+      <TableCell>{date(scan.created_at)}</TableCell>
+      <TableCell>{date(scan.started_at)}</TableCell>
+      <TableCell>{date(scan.finished_at)}</TableCell>
+      <TableCell>
+        <Stack direction="row" sx={{ flexWrap: 'wrap', gap: 0.5 }}>
+          {SEVERITIES.filter((s) => scan.severity_counts[s] > 0).map((s) => (
+            <Chip
+              key={s}
+              size="small"
+              color={SEVERITY_COLOR[s]}
+              label={`${t(`dashboard.severity.${s}`)}: ${scan.severity_counts[s]}`}
+            />
+          ))}
+        </Stack>
+      </TableCell>
+      <TableCell align="right">
+        <ScanActions scan={scan} />
+      </TableCell>
+    </TableRow>
+  );
+}
+
+/** Reports (/scans/past-scans): the user's scans, paged, sorted and filtered on the server. */
+export function PastScansPage() {
+  const { t, i18n } = useTranslation();
+  const { state, update, query } = useScanListParams();
+  const [pollingInterval, setPollingInterval] = useState(0);
+  const { data, error, isLoading, isFetching, refetch } = useGetScansStatsQuery(query, { pollingInterval });
+  const hasMoving = !!data?.items.some(isMoving);
+  useEffect(() => setPollingInterval(hasMoving ? LIST_POLL_MS : 0), [hasMoving]);
+  const fmt = new Intl.DateTimeFormat(i18n.language, { dateStyle: 'short', timeStyle: 'short' });
+
+  const onSort = (field: TSortKey) =>
+    update({ sort: field, order: state.sort === field && state.order === 'desc' ? 'asc' : 'desc' });
+
+  return (
+    <>
+      <PageTitle title={t('menu.reports')} />
+      <Stack direction={{ xs: 'column', sm: 'row' }} spacing={2} sx={{ mb: 2, alignItems: { sm: 'center' } }}>
+        <ToggleButtonGroup
+          size="small"
+          exclusive
+          value={state.type}
+          aria-label={t('scans.filters.targetType')}
+          onChange={(_e, v: TTargetType | null) => v && update({ type: v })}
+        >
+          {TARGET_TYPES.map((type) => (
+            <ToggleButton key={type} value={type}>
+              {t(`scans.targetType.${type}`)}
+            </ToggleButton>
+          ))}
+        </ToggleButtonGroup>
+        <FormControl size="small" sx={{ minWidth: 200 }}>
+          <InputLabel id="scan-status-filter">{t('scans.filters.status')}</InputLabel>
+          <Select
+            labelId="scan-status-filter"
+            label={t('scans.filters.status')}
+            value={state.status}
+            onChange={(e) => update({ status: e.target.value as TScanListState['status'] })}
+          >
+            <MenuItem value="all">{t('scans.filters.allStatuses')}</MenuItem>
+            {SCAN_STATUSES.map((s) => (
+              <MenuItem key={s} value={s}>
+                {t(`scans.status.${s}`)}
+              </MenuItem>
+            ))}
+          </Select>
+        </FormControl>
+        {isFetching && !isLoading && <CircularProgress size={20} aria-label={t('common.loading')} />}
+      </Stack>
+      <Card>
+        {isLoading ? (
+          <Box sx={{ display: 'flex', justifyContent: 'center', py: 6 }}>
+            <CircularProgress aria-label={t('common.loading')} />
+          </Box>
+        ) : error || !data ? (
+          <Alert
+            severity="error"
+            action={
+              <Button color="inherit" size="small" onClick={() => void refetch()}>
+                {t('scans.retry')}
+              </Button>
+            }
+          >
+            {t('scans.loadError')} {apiErrorMessage(error, t)}
+          </Alert>
+        ) : data.items.length === 0 && state.page === 0 ? (
+          <Stack spacing={2} sx={{ p: 3, alignItems: 'flex-start' }} data-testid="scans-empty">
+            <Typography color="text.secondary">{t('scans.empty')}</Typography>
+            <Button component={Link} to={paths.scans} variant="contained">
+              {t('scans.emptyAction')}
+            </Button>
+          </Stack>
+        ) : (
+          <>
+            <TableContainer>
+              <Table size="small" aria-label={t('menu.reports')}>
+                <TableHead>
+                  <TableRow>
+                    <TableCell>{t('scans.columns.targets')}</TableCell>
+                    <SortHeader
+                      field="scan_type"
+                      label={t('scans.columns.type')}
+                      state={state}
+                      onSort={onSort}
+                    />
+                    <SortHeader
+                      field="status"
+                      label={t('scans.columns.status')}
+                      state={state}
+                      onSort={onSort}
+                    />
+                    <SortHeader
+                      field="created_at"
+                      label={t('scans.columns.created')}
+                      state={state}
+                      onSort={onSort}
+                    />
+                    <SortHeader
+                      field="started_at"
+                      label={t('scans.columns.started')}
+                      state={state}
+                      onSort={onSort}
+                    />
+                    <SortHeader
+                      field="finished_at"
+                      label={t('scans.columns.finished')}
+                      state={state}
+                      onSort={onSort}
+                    />
+                    <TableCell>{t('scans.columns.findings')}</TableCell>
+                    <TableCell align="right">{t('scans.columns.actions')}</TableCell>
+                  </TableRow>
+                </TableHead>
+                <TableBody>
+                  {data.items.map((scan) => (
+                    <ScanRow key={scan.id} scan={scan} fmt={fmt} />
+                  ))}
+                </TableBody>
+              </Table>
+            </TableContainer>
+            <TablePagination
+              component="div"
+              count={data.total}
+              page={state.page}
+              rowsPerPage={PAGE_SIZE}
+              rowsPerPageOptions={[PAGE_SIZE]}
+              labelDisplayedRows={({ from, to, count }) => t('scans.rows', { from, to, count })}
+              onPageChange={(_e, page) => update({ page })}
+            />
+          </>
+        )}
+      </Card>
+    </>
+  );
+}

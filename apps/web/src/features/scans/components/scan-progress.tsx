@@ -1,0 +1,44 @@
+import { Box, LinearProgress, Typography } from '@mui/material';
+import { useEffect } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useAppDispatch } from '../../../store/index.ts';
+import { useGetScanProgressQuery } from '../api/get-scan-progress.ts';
+import { scansApi } from '../api/scans-api.ts';
+
+export const PROGRESS_POLL_MS = 3000;
+
+/** Live progress of a pending or running scan: polls the server while the scan moves. */
+export function ScanProgress({ scanId, initialPercent }: { scanId: string; initialPercent: number }) {
+  const { t } = useTranslation();
+  const { data } = useGetScanProgressQuery(scanId, { pollingInterval: PROGRESS_POLL_MS });
+  const percent = data?.percent ?? initialPercent;
+  const isWaiting = data ? data.status === 'pending' : false;
+  const dispatch = useAppDispatch();
+  const hasEnded = !!data && data.status !== 'pending' && data.status !== 'running';
+  useEffect(() => {
+    // The scan ended between two list polls: refresh the list (and the dashboard) now.
+    if (hasEnded) dispatch(scansApi.util.invalidateTags(['Scans', 'Dashboard']));
+  }, [hasEnded, dispatch]);
+  return (
+    <Box sx={{ minWidth: 160 }} data-testid={`progress-${scanId}`}>
+      <LinearProgress
+        variant={isWaiting ? 'indeterminate' : 'determinate'}
+        value={percent}
+        aria-label={t('scans.progressLabel')}
+      />
+      <Typography variant="caption" color="text.secondary" component="p">
+        {isWaiting
+          ? t('scans.waiting')
+          : [
+              `${percent}%`,
+              data?.stage ? t('scans.stage', { stage: data.stage }) : null,
+              data?.eta_seconds != null
+                ? t('scans.eta', { minutes: Math.max(1, Math.ceil(data.eta_seconds / 60)) })
+                : null,
+            ]
+              .filter(Boolean)
+              .join(' · ')}
+      </Typography>
+    </Box>
+  );
+}
