@@ -88,7 +88,7 @@ describe('targets: validation, normalisation, duplicates (public scope)', () => 
       '/main/user_target/get_targets?targets_type=domain&targets_type=peer&targets_type=network&disabled=false',
     );
     expect(all.status).toBe(200);
-    expect(all.body.data.domain.map((d) => d.target)).toEqual(['xn--bcher-kva.de', 'www.example.co.uk']);
+    expect(all.body.data.domain.map((d) => d.target)).toEqual(['www.example.co.uk', 'xn--bcher-kva.de']);
     expect(all.body.data.peer).toHaveLength(2);
     expect(all.body.data.network).toHaveLength(1);
     const peersOnly = await api.get<ByType>('/main/user_target/get_targets?targets_type=peer');

@@ -43,7 +43,8 @@ export async function listTargets(
     .where(
       and(eq(targets.userId, userId), inArray(targets.targetType, types), eq(targets.disabled, disabled)),
     )
-    .orderBy(targets.createdAt, targets.id);
+    // Targets added in one request share created_at: the value keeps the order stable.
+    .orderBy(targets.createdAt, targets.value);
 }
 
 /** The user's target, or undefined (another user's id looks the same as a missing one). */
