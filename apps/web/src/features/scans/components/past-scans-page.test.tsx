@@ -207,6 +207,26 @@ describe('reports page (past scans)', () => {
     expect(within(bar).getByRole('progressbar')).toHaveAttribute('aria-valuenow', '60');
   }, 15_000);
 
+  it("tells why a start was refused, with the server's reason", async () => {
+    stubApi((url) => {
+      if (url.pathname.endsWith('/main/get_user_abstract_scans_stats'))
+        return Response.json({ data: { items: [scan('c1', 'created')], total: 1 } });
+      return Response.json(
+        { detail: 'example.com is not verified: publish the TXT record first.', code: 'forbidden' },
+        { status: 403 },
+      );
+    });
+    const user = userEvent.setup();
+    const { store } = renderPage();
+    await user.click(await screen.findByRole('button', { name: 'Start' }));
+    await waitFor(() =>
+      expect(store.getState().snackbar.message).toBe(
+        'You are not allowed to do this. example.com is not verified: publish the TXT record first.',
+      ),
+    );
+    expect(store.getState().snackbar.alert.color).toBe('error');
+  });
+
   it('shows the empty state and the error state', async () => {
     let fail = true;
     stubApi(() =>

@@ -30,6 +30,7 @@ import { Link } from 'react-router';
 import { useNotify } from '../../../components/feedback/snackbar.tsx';
 import { PageTitle } from '../../../components/ui/page-title.tsx';
 import { paths } from '../../../config/paths.ts';
+import { readApiError } from '../../../lib/api-client.ts';
 import { apiErrorMessage } from '../../../lib/errors.ts';
 import { useCancelScanMutation } from '../api/cancel-scan.ts';
 import { useGetScansStatsQuery } from '../api/get-scans-stats.ts';
@@ -87,7 +88,13 @@ function ScanActions({ scan }: { scan: TScan }) {
         alert: { color: 'success', variant: 'filled' },
       });
     } catch (e) {
-      notify({ message: apiErrorMessage(e, t), alert: { color: 'error', variant: 'filled' } });
+      // The generic message of the code, then the server's reason (what to fix: verification, plan…).
+      const message = apiErrorMessage(e, t);
+      const detail = readApiError(e)?.detail;
+      notify({
+        message: detail && detail !== message ? `${message} ${detail}` : message,
+        alert: { color: 'error', variant: 'filled' },
+      });
     }
   };
   return (
