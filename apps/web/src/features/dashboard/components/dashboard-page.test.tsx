@@ -1,5 +1,5 @@
 import type { TDashboardInfo, TScan } from '@perimeter/contracts';
-import { screen, within } from '@testing-library/react';
+import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { makeUser, renderApp, signedIn } from '../../../test/render.tsx';
@@ -93,6 +93,26 @@ describe('dashboard page', () => {
     expect(listCalls.length).toBeGreaterThan(0);
     expect(listCalls.every((c) => c.includes('targets_type=domain'))).toBe(true);
     expect(screen.getByText('No findings were found or fixed in the last 30 days.')).toBeInTheDocument();
+  });
+
+  it('draws new vs fixed findings over time when there is history', async () => {
+    stubApi({
+      '/main/get_dashboard_info': () =>
+        Response.json({
+          data: info({
+            new_vs_fixed: [
+              { date: '2026-11-20', new: 4, fixed: 0 },
+              { date: '2026-11-21', new: 1, fixed: 3 },
+            ],
+          }),
+        }),
+      '/main/get_user_abstract_scans_stats': () => Response.json({ data: { items: [], total: 0 } }),
+    });
+    renderApp(<DashboardPage />, { auth: signedIn(makeUser()) });
+    const chart = await screen.findByTestId('new-vs-fixed');
+    await waitFor(() => expect(within(chart).getByText('Fixed')).toBeInTheDocument());
+    expect(within(chart).getByText('New')).toBeInTheDocument();
+    expect(screen.queryByText('No findings were found or fixed in the last 30 days.')).toBeNull();
   });
 
   it('leads a user without targets to add one', async () => {

@@ -8,17 +8,26 @@ export function NewVsFixedChart({ series }: { series: TDashboardInfo['new_vs_fix
   const { t } = useTranslation();
   const theme = useTheme();
   return (
-    <LineChart
-      height={260}
-      xAxis={[{ scaleType: 'point', data: series.map((p) => p.date.slice(5)) }]}
-      series={[
-        { data: series.map((p) => p.new), label: t('dashboard.chart.new'), color: theme.palette.error.main },
-        {
-          data: series.map((p) => p.fixed),
-          label: t('dashboard.chart.fixed'),
-          color: theme.palette.success.main,
-        },
-      ]}
-    />
+    <div data-testid="new-vs-fixed">
+      <LineChart
+        height={260}
+        xAxis={[{ scaleType: 'point', data: series.map((p) => p.date.slice(5)) }]}
+        yAxis={[{ tickMinStep: 1, min: 0 }]}
+        series={[
+          {
+            data: series.map((p) => p.new),
+            label: t('dashboard.chart.new'),
+            curve: 'linear',
+            color: theme.palette.error.main,
+          },
+          {
+            data: series.map((p) => p.fixed),
+            label: t('dashboard.chart.fixed'),
+            curve: 'linear',
+            color: theme.palette.success.main,
+          },
+        ]}
+      />
+    </div>
   );
 }
