@@ -6,6 +6,8 @@ export type TScansStatsArgs = {
   offset: number;
   targets_type: TTargetType;
   status?: readonly TScanStatus[];
+  /** true: custom scans only; false: full scans only. */
+  custom_scan_config?: boolean;
   sort_key?: 'created_at' | 'started_at' | 'finished_at' | 'status' | 'scan_type';
   sort_order?: 'asc' | 'desc';
 };

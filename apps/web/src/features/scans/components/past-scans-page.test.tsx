@@ -121,6 +121,13 @@ describe('reports page (past scans)', () => {
     await waitFor(() => expect(listCalls(calls).at(-1)).toContain('&status=running&'));
     expect(screen.getByTestId('location')).toHaveTextContent('?status=running&sort=started_at&order=asc');
 
+    await user.click(screen.getByRole('combobox', { name: 'Scan type' }));
+    await user.click(await screen.findByRole('option', { name: 'Custom' }));
+    await waitFor(() => expect(listCalls(calls).at(-1)).toContain('&custom_scan_config=true&'));
+    expect(screen.getByTestId('location')).toHaveTextContent(
+      '?status=running&kind=custom&sort=started_at&order=asc',
+    );
+
     await user.click(screen.getByRole('button', { name: 'Peers' }));
     await waitFor(() => expect(listCalls(calls).at(-1)).toContain('targets_type=peer'));
 

@@ -214,6 +214,19 @@ export function PastScansPage() {
             ))}
           </Select>
         </FormControl>
+        <FormControl size="small" sx={{ minWidth: 160 }}>
+          <InputLabel id="scan-kind-filter">{t('scans.filters.kind')}</InputLabel>
+          <Select
+            labelId="scan-kind-filter"
+            label={t('scans.filters.kind')}
+            value={state.kind}
+            onChange={(e) => update({ kind: e.target.value as TScanListState['kind'] })}
+          >
+            <MenuItem value="all">{t('scans.filters.allKinds')}</MenuItem>
+            <MenuItem value="full">{t('scans.type.full')}</MenuItem>
+            <MenuItem value="custom">{t('scans.type.custom')}</MenuItem>
+          </Select>
+        </FormControl>
         {isFetching && !isLoading && <CircularProgress size={20} aria-label={t('common.loading')} />}
       </Stack>
       <Card>

@@ -15,6 +15,7 @@ export type TScanListState = {
   page: number;
   type: TTargetType;
   status: TScanStatus | 'all';
+  kind: 'all' | 'full' | 'custom';
   sort: TSortKey;
   order: 'asc' | 'desc';
 };
@@ -26,6 +27,7 @@ export function useScanListParams() {
     page: Math.max(0, Number.parseInt(params.get('page') ?? '0', 10) || 0),
     type: oneOf(params.get('type'), TARGET_TYPES, 'domain'),
     status: oneOf<TScanStatus | 'all'>(params.get('status'), [...SCAN_STATUSES, 'all'], 'all'),
+    kind: oneOf(params.get('kind'), ['all', 'full', 'custom'] as const, 'all'),
     sort: oneOf(params.get('sort'), SORT_KEYS, 'created_at'),
     order: oneOf(params.get('order'), ['asc', 'desc'] as const, 'desc'),
   };
@@ -38,6 +40,7 @@ export function useScanListParams() {
     if (next.page > 0) search.set('page', String(next.page));
     if (next.type !== 'domain') search.set('type', next.type);
     if (next.status !== 'all') search.set('status', next.status);
+    if (next.kind !== 'all') search.set('kind', next.kind);
     if (next.sort !== 'created_at') search.set('sort', next.sort);
     if (next.order !== 'desc') search.set('order', next.order);
     setParams(search);
@@ -48,6 +51,7 @@ export function useScanListParams() {
     offset: state.page * PAGE_SIZE,
     targets_type: state.type,
     ...(state.status === 'all' ? {} : { status: [state.status] }),
+    ...(state.kind === 'all' ? {} : { custom_scan_config: state.kind === 'custom' }),
     sort_key: state.sort,
     sort_order: state.order,
   };
