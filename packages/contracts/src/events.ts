@@ -165,7 +165,12 @@ export const ZEvent = z.discriminatedUnion('scan_subclass', [
   ZLeakcheckEvent,
 ]);
 export type TEvent = z.infer<typeof ZEvent>;
-export const ZEventsPage = z.object({ items: z.array(ZEvent), total: z.number().int() });
+export const ZEventsPage = z.object({
+  items: z.array(ZEvent),
+  /** At most 10,000: past that `total_exact` is false and the total is a lower bound. */
+  total: z.number().int(),
+  total_exact: z.boolean(),
+});
 export type TEventsPage = z.infer<typeof ZEventsPage>;
 
 export const ZResolveEventBody = z.strictObject({

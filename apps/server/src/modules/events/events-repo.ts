@@ -67,15 +67,19 @@ export type FindingRow =
   | ({ subclass: 'leakcheck' } & typeof findingsLeakcheck.$inferSelect);
 
 /** One page of a user's findings of one subclass, optionally only those one scan saw. */
+/** Totals above this are reported as `COUNT_CAP` with `total_exact: false`. */
+export const COUNT_CAP = 10_000;
+
 export async function listFindings(
   db: DbOrTx,
   userId: string,
   body: TAllEventsBody,
   page: { limit: number; offset: number },
   scanId?: string,
-): Promise<{ rows: FindingRow[]; total: number }> {
+): Promise<{ rows: FindingRow[]; total: number; totalExact: boolean }> {
   const sub = body.scan_subclass;
-  if (body.scan_class && body.scan_class !== SUBCLASS_CLASS[sub]) return { rows: [], total: 0 };
+  if (body.scan_class && body.scan_class !== SUBCLASS_CLASS[sub])
+    return { rows: [], total: 0, totalExact: true };
   const t = FINDING_TABLES[sub];
   const conditions: (SQL | undefined)[] = [eq(t.userId, userId)];
   if (body.severity?.length) conditions.push(inArray(t.severity, body.severity));
@@ -142,16 +146,14 @@ export async function listFindings(
       ? t.addTs
       : t.severityOrdering;
   const direction = body.sort_order ?? 'desc';
-  const order = [
-    direction === 'asc'
-      ? sql`${sortColumn ?? t.addTs} asc nulls first`
-      : sql`${sortColumn ?? t.addTs} desc nulls last`,
-    direction === 'asc' ? asc(t.id) : desc(t.id),
-  ];
+  // Plain asc/desc with the id as tie-breaker in the same direction, so a (user_id, column, id)
+  // index serves the page directly, forwards or backwards, without sorting the user's findings.
+  const order =
+    direction === 'asc' ? [asc(sortColumn ?? t.addTs), asc(t.id)] : [desc(sortColumn ?? t.addTs), desc(t.id)];
   const where = and(...conditions);
   // The three tables share the lifecycle columns; Drizzle needs one concrete table per query.
   const table = t as typeof findingsExploitScanner;
-  const [rows, [count]] = await Promise.all([
+  const [rows, count] = await Promise.all([
     db
       .select()
       .from(table)
@@ -159,9 +161,18 @@ export async function listFindings(
       .orderBy(...order)
       .limit(page.limit)
       .offset(page.offset),
-    db.select({ n: sql<number>`count(*)::int` }).from(table).where(where),
+    // Counting stops at COUNT_CAP + 1 rows: past that the total is a lower bound, not a scan of
+    // every finding of the user on each page request.
+    db.execute<{ n: number }>(
+      sql`select count(*)::int as n from (select 1 from ${table} where ${where} limit ${COUNT_CAP + 1}) capped`,
+    ),
   ]);
-  return { rows: rows.map((r) => ({ ...r, subclass: sub }) as FindingRow), total: count?.n ?? 0 };
+  const counted = Number(count.rows[0]?.n ?? 0);
+  return {
+    rows: rows.map((r) => ({ ...r, subclass: sub }) as FindingRow),
+    total: Math.min(counted, COUNT_CAP),
+    totalExact: counted <= COUNT_CAP,
+  };
 }
 
 export async function setResolved(

@@ -110,8 +110,8 @@ export async function getAllEvents(
   body: TAllEventsBody,
   q: { limit?: number | undefined; offset: number },
 ): Promise<TEventsPage> {
-  const { rows, total } = await repo.listFindings(ctx.db, userId, body, pageOf(body, q));
-  return { items: rows.map(toEvent), total };
+  const { rows, total, totalExact } = await repo.listFindings(ctx.db, userId, body, pageOf(body, q));
+  return { items: rows.map(toEvent), total, total_exact: totalExact };
 }
 
 export async function getOneScanEvents(
@@ -123,14 +123,14 @@ export async function getOneScanEvents(
   const scan = await getScan(ctx.db, userId, body.id);
   if (!scan) throw notFound('Scan not found.');
   const { id, ...filters } = body;
-  const { rows, total } = await repo.listFindings(
+  const { rows, total, totalExact } = await repo.listFindings(
     ctx.db,
     userId,
     filters as TAllEventsBody,
     pageOf(body, q),
     id,
   );
-  return { items: rows.map(toEvent), total };
+  return { items: rows.map(toEvent), total, total_exact: totalExact };
 }
 
 export async function resolveEvent(
