@@ -132,9 +132,11 @@ function RecentScans({ info }: { info: TDashboardInfo }) {
                 {scan.targets.map((x) => x.target).join(', ')}
               </MuiLink>
             }
-            secondary={`${fmt.format(new Date(scan.created_at))}${
-              scan.status === 'running' ? ` · ${scan.percent}%` : ''
-            }`}
+            secondary={
+              <span dir="auto">
+                {`${fmt.format(new Date(scan.created_at))}${scan.status === 'running' ? ` · ${scan.percent}%` : ''}`}
+              </span>
+            }
           />
         </ListItem>
       ))}

@@ -129,10 +129,11 @@ function ScanActions({ scan }: { scan: TScan }) {
 
 function ScanRow({ scan, fmt }: { scan: TScan; fmt: Intl.DateTimeFormat }) {
   const { t } = useTranslation();
-  const date = (v: string | null) => (v ? fmt.format(new Date(v)) : '—');
+  // Numeric dates have no strong direction: keep them left-to-right inside an RTL layout.
+  const date = (v: string | null) => (v ? <span dir="ltr">{fmt.format(new Date(v))}</span> : '—');
   return (
     <TableRow data-testid={`scan-${scan.id}`}>
-      <TableCell sx={{ wordBreak: 'break-all' }}>
+      <TableCell sx={{ minWidth: 140, overflowWrap: 'anywhere' }}>
         <MuiLink component={Link} to={`${paths.pastScans}/${scan.id}`}>
           {scan.targets.map((x) => x.target).join(', ')}
         </MuiLink>
@@ -306,7 +307,9 @@ export function PastScansPage() {
               page={state.page}
               rowsPerPage={PAGE_SIZE}
               rowsPerPageOptions={[PAGE_SIZE]}
-              labelDisplayedRows={({ from, to, count }) => t('scans.rows', { from, to, count })}
+              labelDisplayedRows={({ from, to, count }) => (
+                <span dir="auto">{t('scans.rows', { from, to, count })}</span>
+              )}
               onPageChange={(_e, page) => update({ page })}
             />
           </>
