@@ -109,11 +109,12 @@ describe('dashboard page', () => {
       '/main/get_user_abstract_scans_stats': () => Response.json({ data: { items: [], total: 0 } }),
     });
     renderApp(<DashboardPage />, { auth: signedIn(makeUser()) });
-    const chart = await screen.findByTestId('new-vs-fixed');
+    // The chart is its own lazy chunk (x-charts): its first import can take seconds on a busy machine.
+    const chart = await screen.findByTestId('new-vs-fixed', {}, { timeout: 15_000 });
     await waitFor(() => expect(within(chart).getByText('Fixed')).toBeInTheDocument());
     expect(within(chart).getByText('New')).toBeInTheDocument();
     expect(screen.queryByText('No findings were found or fixed in the last 30 days.')).toBeNull();
-  });
+  }, 30_000);
 
   it('leads a user without targets to add one', async () => {
     stubApi({
