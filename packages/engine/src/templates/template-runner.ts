@@ -1,6 +1,5 @@
 import { findingFingerprint, hostNames, maskSecrets } from '../findings/evidence.js';
 import { SEVERITY_ORDERING, type TemplateFinding } from '../findings/types.js';
-import type { DslValue } from '../operators/dsl/dsl-functions.js';
 import { interpolate } from '../operators/dsl/dsl-interpolate.js';
 import type { DslNode } from '../operators/dsl/dsl-parser.js';
 import { runMatchers } from '../operators/matchers/matchers.js';

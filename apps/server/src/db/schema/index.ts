@@ -1,9 +1,10 @@
 // One file per area; drizzle-kit reads them all through this index.
+
+export * from './billing.ts';
+export * from './findings.ts';
 export * from './identity.ts';
-export * from './schedules.ts';
 export * from './notifications.ts';
 export * from './reports.ts';
-export * from './targets.ts';
 export * from './scans.ts';
-export * from './findings.ts';
-export * from './billing.ts';
+export * from './schedules.ts';
+export * from './targets.ts';

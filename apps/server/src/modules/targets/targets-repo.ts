@@ -37,14 +37,16 @@ export async function listTargets(
   types: string[],
   disabled: boolean,
 ): Promise<TargetRow[]> {
-  return db
-    .select()
-    .from(targets)
-    .where(
-      and(eq(targets.userId, userId), inArray(targets.targetType, types), eq(targets.disabled, disabled)),
-    )
-    // Targets added in one request share created_at: the value keeps the order stable.
-    .orderBy(targets.createdAt, targets.value);
+  return (
+    db
+      .select()
+      .from(targets)
+      .where(
+        and(eq(targets.userId, userId), inArray(targets.targetType, types), eq(targets.disabled, disabled)),
+      )
+      // Targets added in one request share created_at: the value keeps the order stable.
+      .orderBy(targets.createdAt, targets.value)
+  );
 }
 
 /** The user's target, or undefined (another user's id looks the same as a missing one). */

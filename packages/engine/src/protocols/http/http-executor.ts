@@ -91,21 +91,6 @@ function headerBlock(res: HttpResponseData): string {
 }
 
 /** The response as nuclei's http part names. */
-/** The response as nuclei's http part names. */
-/** Defines a part computed on first read (most templates never read `request` or `title`). */
-function lazy(values: Record<string, DslValue>, key: string, compute: () => DslValue): void {
-  let cached: DslValue | undefined;
-  Object.defineProperty(values, key, {
-    enumerable: true,
-    configurable: true,
-    get: () => {
-      if (cached === undefined) cached = compute();
-      return cached;
-    },
-  });
-}
-
-/** The response as nuclei's http part names. */
 export function httpEventValues(init: HttpRequestInit, res: HttpResponseData): Record<string, DslValue> {
   const body = res.body.toString('utf8');
   const header = headerBlock(res);
