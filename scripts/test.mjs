@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // `npm test`: the whole suite.
+//  0. Biome (lint + format) and the TypeScript check of every workspace;
 //  1. every Vitest project (unit, integration on the embedded PostgreSQL, engine against the lab);
 //  2. the server suite again on an external PostgreSQL when PERIMETER_TEST_EXTERNAL_DATABASE_URL is
 //     set (CI sets it to Debian's PostgreSQL 15; with CI=true it must be set);
@@ -35,6 +36,14 @@ function vitest(phase, args, env = {}) {
   if (result.status !== 0) failedPhases.push(phase);
 }
 
+function check(phase, command, args) {
+  console.log(`\n=== ${phase} ===`);
+  const result = spawnSync(command, args, { cwd: root, stdio: 'inherit' });
+  if (result.status !== 0) failedPhases.push(phase);
+}
+
+check('lint and format (Biome)', 'npx', ['biome', 'ci', '.']);
+check('types (TypeScript, every workspace)', process.execPath, ['scripts/typecheck.mjs']);
 vitest('all projects', []);
 
 const externalUrl = process.env.PERIMETER_TEST_EXTERNAL_DATABASE_URL;
