@@ -155,6 +155,8 @@ describe('registration and e-mail verification', () => {
       [{ ...newUserInput(), email: 'not-an-email' }, 'email'],
       [{ ...newUserInput(), is_admin: true }, 'is_admin'],
       [{ email: 'x@example.com' }, 'first_name'],
+      // Field names that exist on Object.prototype must not break the error format.
+      [{ ...newUserInput(), toString: null }, 'toString'],
     ];
     const users = await count('users');
     for (const [body, field] of cases) {
@@ -166,6 +168,14 @@ describe('registration and e-mail verification', () => {
       expect(res.body.code).toBe('validation_error');
       expect(Object.keys(res.body.fields)).toContain(field);
     }
+    const polluting = await t.app.inject({
+      method: 'POST',
+      url: '/api/users/auth/registration/',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"first_name": "A", "__proto__": {"isAdmin": true}}',
+    });
+    expect(polluting.statusCode).toBe(400);
+    expect(polluting.json()).toMatchObject({ code: 'validation_error', detail: expect.any(String) });
     const badJson = await t.app.inject({
       method: 'POST',
       url: '/api/users/auth/registration/',

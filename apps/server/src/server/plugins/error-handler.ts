@@ -24,11 +24,12 @@ const PART_NAMES: Record<string, string> = {
 };
 
 function addField(fields: Record<string, string[]>, key: string, message: string) {
-  fields[key] = [...(fields[key] ?? []), message];
+  fields[key] = [...(Object.hasOwn(fields, key) ? fields[key]! : []), message];
 }
 
 function validationError(err: FastifyError): TApiError {
-  const fields: Record<string, string[]> = {};
+  // No prototype: a client's field may be called `toString` or `__proto__`.
+  const fields: Record<string, string[]> = Object.create(null);
   for (const issue of err.validation ?? []) {
     const base = issue.instancePath.replace(/^\//, '').replaceAll('/', '.');
     const unknownKeys = (issue.params as { keys?: unknown }).keys;
