@@ -1,5 +1,6 @@
 import { createHash, randomInt } from 'node:crypto';
 import { deflateSync, gunzipSync, gzipSync, inflateSync } from 'node:zlib';
+import { mmh3 } from '../../probe/mmh3.js';
 import { satisfiesConstraint } from '../../vulndb/version-compare.js';
 
 export type DslValue = string | number | boolean | null | DslValue[];
@@ -28,44 +29,7 @@ export function toDslNumber(v: DslValue): number {
 }
 
 /** MurmurHash3 x86 32-bit of the bytes, as a signed integer (what nuclei's mmh3() returns). */
-export function murmur3(data: Buffer, seed = 0): number {
-  const c1 = 0xcc9e2d51;
-  const c2 = 0x1b873593;
-  let h = seed >>> 0;
-  const len = data.length;
-  const blocks = len - (len % 4);
-  for (let i = 0; i < blocks; i += 4) {
-    let k =
-      (data[i] as number) |
-      ((data[i + 1] as number) << 8) |
-      ((data[i + 2] as number) << 16) |
-      ((data[i + 3] as number) << 24);
-    k = Math.imul(k, c1);
-    k = (k << 15) | (k >>> 17);
-    k = Math.imul(k, c2);
-    h ^= k;
-    h = (h << 13) | (h >>> 19);
-    h = (Math.imul(h, 5) + 0xe6546b64) | 0;
-  }
-  let k = 0;
-  const tail = len % 4;
-  if (tail === 3) k ^= (data[blocks + 2] as number) << 16;
-  if (tail >= 2) k ^= (data[blocks + 1] as number) << 8;
-  if (tail >= 1) {
-    k ^= data[blocks] as number;
-    k = Math.imul(k, c1);
-    k = (k << 15) | (k >>> 17);
-    k = Math.imul(k, c2);
-    h ^= k;
-  }
-  h ^= len;
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h | 0;
-}
+export const murmur3 = mmh3;
 
 /** Python's base64.encodebytes: lines of 76 characters, each ending with a newline. */
 export function base64Py(data: Buffer): string {
