@@ -6,14 +6,20 @@ import { STORAGE_KEYS } from '../config/layout.ts';
 /** Kept here, not imported from contracts at run time, so zod stays out of the initial bundle. */
 export const LANGUAGES = ['en', 'ru'] as const satisfies readonly TLanguage[];
 
+type TBundle = { default: Record<string, unknown> };
+
 /**
- * Every language, English included, is its own chunk loaded before the first render: the
- * initial bundle does not grow with the translations.
+ * Every language, English included, is loaded as chunks before the first render: the initial
+ * bundle does not grow with the translations. A language is `translation.json` plus one file
+ * per feature area (`events.json`, `analytics.json`, ...), all merged into one namespace.
  */
-const loaders: Record<TLanguage, () => Promise<{ default: Record<string, unknown> }>> = {
-  en: () => import('../locales/en/translation.json'),
-  ru: () => import('../locales/ru/translation.json'),
-};
+const files = import.meta.glob<TBundle>('../locales/*/*.json');
+
+function loadersOf(lng: TLanguage): Array<() => Promise<TBundle>> {
+  return Object.entries(files)
+    .filter(([file]) => file.startsWith(`../locales/${lng}/`))
+    .map(([, load]) => load);
+}
 
 function isLanguage(value: string | null): value is TLanguage {
   return value !== null && (LANGUAGES as readonly string[]).includes(value);
@@ -27,8 +33,8 @@ export function currentLanguage(): TLanguage {
 
 export async function loadLanguage(lng: TLanguage): Promise<void> {
   if (i18n.hasResourceBundle(lng, 'translation')) return;
-  const bundle = await loaders[lng]();
-  i18n.addResourceBundle(lng, 'translation', bundle.default, true, true);
+  const bundles = await Promise.all(loadersOf(lng).map((load) => load()));
+  for (const bundle of bundles) i18n.addResourceBundle(lng, 'translation', bundle.default, true, true);
 }
 
 export async function changeLanguage(lng: TLanguage): Promise<void> {

@@ -32,6 +32,16 @@ describe('locale files', () => {
     }
   });
 
+  it('no two files of a language share a top-level key (they merge into one namespace)', () => {
+    const owners = new Map<string, string>();
+    for (const file of files) {
+      for (const key of Object.keys(load('en', file) as object)) {
+        expect(owners.get(key), `${key} in ${file}`).toBeUndefined();
+        owners.set(key, file);
+      }
+    }
+  });
+
   it.each(files)('%s has no empty strings and keeps {{placeholders}} across languages', (file) => {
     const en = load('en', file);
     for (const lng of languages) {
@@ -49,7 +59,7 @@ describe('locale files', () => {
   });
 
   it('every translation key used in the source exists in English', () => {
-    const en = new Set(keysOf(load('en', 'translation.json')));
+    const en = new Set(files.flatMap((file) => keysOf(load('en', file))));
     const srcDir = path.resolve(dir, '..');
     const used = new Set<string>();
     const walk = (d: string) => {
