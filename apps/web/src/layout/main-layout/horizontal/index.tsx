@@ -7,9 +7,10 @@ import { useTranslation } from 'react-i18next';
 import { Link, useLocation } from 'react-router';
 import { HEADER_HEIGHT, HORIZONTAL_MAX_ITEMS } from '../../../config/layout.ts';
 import { menuIcon } from '../../../menu-items/icons.ts';
-import { containsActive, isPathActive } from '../../../menu-items/index.ts';
+import { containsActive } from '../../../menu-items/index.ts';
 import { useAppSelector } from '../../../store/index.ts';
 import { MENU_ERRORS, MenuError } from '../menu-list/menu-error.tsx';
+import { ActiveMenuUrlContext, activeUrlOf, useActiveMenuUrl } from '../menu-list/use-active-menu-url.ts';
 
 /** Top-level entries of every group, in order; the horizontal bar shows them side by side. */
 export function flattenForHorizontal(root: TMenuItem | null): TMenuItem[] {
@@ -29,13 +30,13 @@ export function splitForMoreItems<T>(
 
 function DropdownLink({ item, onClose }: { item: TMenuItem; onClose: () => void }) {
   const { t } = useTranslation();
-  const { pathname } = useLocation();
+  const activeUrl = useActiveMenuUrl();
   const Icon = menuIcon(item.icon);
   const linkProps = item.external
     ? { component: 'a' as const, href: item.url ?? '#', target: '_blank', rel: 'noopener noreferrer' }
     : { component: Link, to: item.url ?? '/' };
   return (
-    <MenuItem {...linkProps} selected={isPathActive(item.url, pathname)} onClick={onClose}>
+    <MenuItem {...linkProps} selected={!item.external && item.url === activeUrl} onClick={onClose}>
       {Icon && (
         <ListItemIcon>
           <Icon fontSize="small" />
@@ -62,11 +63,11 @@ function dropdownItems(items: TMenuItem[], onClose: () => void) {
 
 function TopEntry({ item }: { item: TMenuItem }) {
   const { t } = useTranslation();
-  const { pathname } = useLocation();
+  const activeUrl = useActiveMenuUrl();
   const [anchor, setAnchor] = useState<HTMLElement | null>(null);
   const Icon = menuIcon(item.icon);
   const title = t(item.title, { defaultValue: item.title });
-  const active = containsActive(item, pathname);
+  const active = containsActive(item, activeUrl);
   const sx = { color: active ? 'primary.main' : 'text.primary', fontWeight: active ? 700 : 500, px: 1.5 };
 
   if (item.type === 'item') {
@@ -106,6 +107,7 @@ function TopEntry({ item }: { item: TMenuItem }) {
 export function HorizontalBar() {
   const { t } = useTranslation();
   const menu = useAppSelector((s) => s.menu.menu);
+  const { pathname } = useLocation();
   const [moreAnchor, setMoreAnchor] = useState<HTMLElement | null>(null);
   const entries = flattenForHorizontal(menu);
   if (!menu) return <MenuError text={MENU_ERRORS.items} />;
@@ -113,43 +115,45 @@ export function HorizontalBar() {
   const { visible, more } = splitForMoreItems(entries);
 
   return (
-    <Paper
-      square
-      elevation={0}
-      component="nav"
-      aria-label={t('menu.mainNavigation')}
-      sx={{
-        position: 'fixed',
-        top: HEADER_HEIGHT,
-        left: 0,
-        right: 0,
-        zIndex: (theme) => theme.zIndex.appBar,
-        borderBottom: 1,
-        borderColor: 'divider',
-        px: 2,
-        py: 0.75,
-      }}
-    >
-      <Box sx={{ display: 'flex', gap: 0.5, flexWrap: 'wrap' }}>
-        {visible.map((item) => (
-          <TopEntry key={item.id} item={item} />
-        ))}
-        {more.length > 0 && (
-          <>
-            <Button
-              startIcon={<MoreHoriz />}
-              sx={{ color: 'text.primary', px: 1.5 }}
-              aria-haspopup="menu"
-              onClick={(e) => setMoreAnchor(e.currentTarget)}
-            >
-              {t('menu.moreItems')}
-            </Button>
-            <Menu anchorEl={moreAnchor} open={!!moreAnchor} onClose={() => setMoreAnchor(null)}>
-              {dropdownItems(more, () => setMoreAnchor(null))}
-            </Menu>
-          </>
-        )}
-      </Box>
-    </Paper>
+    <ActiveMenuUrlContext.Provider value={activeUrlOf([menu], pathname)}>
+      <Paper
+        square
+        elevation={0}
+        component="nav"
+        aria-label={t('menu.mainNavigation')}
+        sx={{
+          position: 'fixed',
+          top: HEADER_HEIGHT,
+          left: 0,
+          right: 0,
+          zIndex: (theme) => theme.zIndex.appBar,
+          borderBottom: 1,
+          borderColor: 'divider',
+          px: 2,
+          py: 0.75,
+        }}
+      >
+        <Box sx={{ display: 'flex', gap: 0.5, flexWrap: 'wrap' }}>
+          {visible.map((item) => (
+            <TopEntry key={item.id} item={item} />
+          ))}
+          {more.length > 0 && (
+            <>
+              <Button
+                startIcon={<MoreHoriz />}
+                sx={{ color: 'text.primary', px: 1.5 }}
+                aria-haspopup="menu"
+                onClick={(e) => setMoreAnchor(e.currentTarget)}
+              >
+                {t('menu.moreItems')}
+              </Button>
+              <Menu anchorEl={moreAnchor} open={!!moreAnchor} onClose={() => setMoreAnchor(null)}>
+                {dropdownItems(more, () => setMoreAnchor(null))}
+              </Menu>
+            </>
+          )}
+        </Box>
+      </Paper>
+    </ActiveMenuUrlContext.Provider>
   );
 }

@@ -28,6 +28,12 @@ describe('menu renderer', () => {
     expect(screen.getByRole('link', { name: 'Account' })).toHaveAttribute('href', '/account/account-details');
   });
 
+  it('highlights only the entry that owns a nested path (Reports, not also New scan)', () => {
+    renderMenu([DASHBOARD_MENU], '/scans/past-scans/7');
+    expect(screen.getByRole('link', { name: 'Reports' })).toHaveAttribute('aria-current', 'page');
+    expect(screen.getByRole('link', { name: 'New scan' })).not.toHaveAttribute('aria-current');
+  });
+
   it('opens the collapse that holds the current path', () => {
     renderMenu([DASHBOARD_MENU], '/events/cve');
     expect(screen.getByRole('button', { name: 'Events' })).toHaveAttribute('aria-expanded', 'true');

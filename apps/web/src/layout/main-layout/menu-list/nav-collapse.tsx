@@ -4,18 +4,17 @@ import { Collapse, List, ListItemButton, ListItemIcon, ListItemText, Tooltip } f
 import type { TMenuItem } from '@perimeter/contracts';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { useLocation } from 'react-router';
 import { menuIcon } from '../../../menu-items/icons.ts';
 import { containsActive } from '../../../menu-items/index.ts';
 import { MENU_ERRORS, MenuError } from './menu-error.tsx';
 import { NavItem } from './nav-item.tsx';
+import { useActiveMenuUrl } from './use-active-menu-url.ts';
 
 type TProps = { item: TMenuItem; level: number; mini?: boolean; onNavigate?: () => void };
 
 export function NavCollapse({ item, level, mini = false, onNavigate }: TProps) {
   const { t } = useTranslation();
-  const { pathname } = useLocation();
-  const hasActive = containsActive(item, pathname);
+  const hasActive = containsActive(item, useActiveMenuUrl());
   const [open, setOpen] = useState(hasActive);
   const title = t(item.title, { defaultValue: item.title });
   const Icon = menuIcon(item.icon);

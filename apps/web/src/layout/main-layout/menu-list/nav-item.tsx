@@ -2,22 +2,22 @@ import { Chip, ListItemButton, ListItemIcon, ListItemText, Tooltip } from '@mui/
 import type { TMenuItem } from '@perimeter/contracts';
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Link, useLocation } from 'react-router';
+import { Link } from 'react-router';
 import { menuIcon } from '../../../menu-items/icons.ts';
-import { isPathActive } from '../../../menu-items/index.ts';
 import { useAppDispatch, useAppSelector } from '../../../store/index.ts';
 import { menuActions } from '../../menu-slice.ts';
+import { useActiveMenuUrl } from './use-active-menu-url.ts';
 
 type TProps = { item: TMenuItem; level: number; mini?: boolean; onNavigate?: () => void };
 
 export function NavItem({ item, level, mini = false, onNavigate }: TProps) {
   const { t } = useTranslation();
   const dispatch = useAppDispatch();
-  const { pathname } = useLocation();
   const openItem = useAppSelector((s) => s.menu.openItem);
   const title = t(item.title, { defaultValue: item.title });
   const Icon = menuIcon(item.icon);
-  const active = !item.external && isPathActive(item.url, pathname);
+  const activeUrl = useActiveMenuUrl();
+  const active = !item.external && item.url !== undefined && item.url === activeUrl;
 
   useEffect(() => {
     if (active) dispatch(menuActions.activeItem([item.id]));
