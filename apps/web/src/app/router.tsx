@@ -17,16 +17,6 @@ function page<M>(load: () => Promise<M>, pick: (m: M) => ComponentType): Pick<Ro
   return { lazy: async () => ({ Component: pick(await load()) }) };
 }
 
-function placeholder(path: string, titleKey: string): RouteObject {
-  return {
-    path,
-    lazy: async () => {
-      const { PlaceholderPage } = await import('../features/home/components/placeholder-page.tsx');
-      return { element: <PlaceholderPage titleKey={titleKey} /> };
-    },
-  };
-}
-
 function RootShell() {
   const navigation = useNavigation();
   return (
@@ -117,7 +107,13 @@ export const routes: RouteObject[] = [
           { path: paths.postPayment, ...page(billing, (m) => m.PostPaymentPage) },
           { path: '/checkout/:sessionId', ...page(billing, (m) => m.CheckoutPage) },
           { path: paths.twoFactorReset, ...page(account, (m) => m.TwoFactorResetPage) },
-          placeholder(paths.scans, 'menu.newScan'),
+          {
+            path: paths.scans,
+            ...page(
+              () => import('../features/new-scan/components/new-scan-page.tsx'),
+              (m) => m.NewScanPage,
+            ),
+          },
           {
             path: paths.pastScans,
             ...page(
@@ -125,13 +121,41 @@ export const routes: RouteObject[] = [
               (m) => m.PastScansPage,
             ),
           },
-          placeholder(paths.scanDetail, 'pages.scanDetail'),
-          placeholder(paths.eventsVulnerabilities, 'menu.vulnerabilities'),
-          placeholder(paths.eventsCve, 'menu.cve'),
-          placeholder(paths.eventsLeaks, 'menu.leaks'),
-          placeholder(paths.analytics, 'menu.analytics'),
-          placeholder(paths.faq, 'pages.faq'),
-          placeholder(paths.scheduleScan, 'pages.scheduleScan'),
+          {
+            path: paths.scanDetail,
+            ...page(
+              () => import('../features/scans/components/scan-detail-page.tsx'),
+              (m) => m.ScanDetailPage,
+            ),
+          },
+          ...[paths.eventsVulnerabilities, paths.eventsCve, paths.eventsLeaks].map((path) => ({
+            path,
+            ...page(
+              () => import('../features/events/components/events-page.tsx'),
+              (m) => m.EventsPage,
+            ),
+          })),
+          {
+            path: paths.analytics,
+            ...page(
+              () => import('../features/analytics/components/analytics-page.tsx'),
+              (m) => m.AnalyticsPage,
+            ),
+          },
+          {
+            path: paths.faq,
+            ...page(
+              () => import('../features/faq/components/faq-page.tsx'),
+              (m) => m.FaqPage,
+            ),
+          },
+          {
+            path: paths.scheduleScan,
+            ...page(
+              () => import('../features/schedules/components/schedules-page.tsx'),
+              (m) => m.SchedulesPage,
+            ),
+          },
         ],
       },
       {
