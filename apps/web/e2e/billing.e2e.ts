@@ -1,9 +1,9 @@
-import * as OTPAuth from 'otpauth';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM, CHROMIUM_ARGS, missingBrowserReason } from './support/browser.ts';
 import { ensureBuilt, startServer, type TServer } from './support/server.ts';
 import { startSmtp } from './support/smtp.ts';
+import { prepareUser, type TApiCall } from './support/user.ts';
 
 /**
  * Plans journey with the local provider: a trial user chooses Starter yearly, pays with a test card,
@@ -18,23 +18,9 @@ describe.skipIf(skipReason !== null)('plans and billing journey (local provider)
   let server: TServer;
   let browser: Browser;
   let page: Page;
-  let access = '';
-  let refresh = '';
+  let call: TApiCall;
   const email = `billing-${Date.now()}@example.com`;
   const password = 'correct-horse-battery-9';
-
-  async function call<T = Record<string, unknown>>(method: string, url: string, body?: unknown) {
-    const res = await fetch(`${server.url}/api${url}`, {
-      method,
-      headers: {
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        ...(access ? { authorization: `Bearer ${access}` } : {}),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const json = (await res.json()) as { data: T };
-    return { status: res.status, data: json.data, raw: json };
-  }
 
   beforeAll(async () => {
     ensureBuilt();
@@ -45,53 +31,10 @@ describe.skipIf(skipReason !== null)('plans and billing journey (local provider)
       await browser.newContext({ viewport: { width: 1440, height: 900 }, locale: 'en-GB' })
     ).newPage();
 
-    // Onboarding through the API: register, verify e-mail, log in, accept terms, time zone, 2FA.
-    const reg = await call('POST', '/users/auth/registration/', {
-      first_name: 'Ada',
-      last_name: 'Lovelace',
-      company: 'Engines',
-      email,
-      password1: password,
-      password2: password,
-    });
-    expect(reg.status).toBe(201);
-    const [, key] = await smtp.waitFor(email, /\/account\/confirm-email\/verify\/([^\s"'<>/]+)/);
-    expect((await call('POST', `/account/confirm-email/verify/${key}/`)).status).toBe(200);
-    const login = await call<{ access: string; refresh: string }>('POST', '/users/auth/login/', {
-      email,
-      password,
-    });
-    access = login.data.access;
-    refresh = login.data.refresh;
-    expect((await call('POST', '/users/agreement_confirm', { accepted: true })).status).toBe(200);
-    expect((await call('PUT', '/users/user/', { tz: 'Europe/Berlin' })).status).toBe(200);
-    const activate = await call<{ secret: string }>('POST', '/users/auth/app/activate/');
-    const totp = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(activate.data.secret) });
-    expect((await call('POST', '/users/auth/app/activate/confirm/', { code: totp.generate() })).status).toBe(
-      200,
-    );
-    if ((await call('GET', '/users/user')).status !== 200) {
-      // Sessions were renewed by the 2FA change: sign in again with a code of the next time step.
-      const counter = totp.counter();
-      while (totp.counter() === counter) await new Promise((r) => setTimeout(r, 500));
-      access = '';
-      const l = await call<{ ephemeral_token: string }>('POST', '/users/auth/login/', { email, password });
-      const s = await call<{ access: string; refresh: string }>('POST', '/users/auth/login/code/', {
-        ephemeral_token: l.data.ephemeral_token,
-        code: totp.generate(),
-      });
-      access = s.data.access;
-      refresh = s.data.refresh;
-    }
-    await page.goto(`${server.url}/login`);
-    await page.evaluate(
-      ({ a, r }) => {
-        localStorage.setItem('accessToken', a);
-        localStorage.setItem('refreshToken', r);
-        localStorage.setItem('agreementAccepted', 'true');
-      },
-      { a: access, r: refresh },
-    );
+    // Onboarding through the API (the main journey covers its UI).
+    const user = await prepareUser(server, smtp, email, password);
+    call = user.call;
+    await user.signIn(page);
   });
 
   afterAll(async () => {

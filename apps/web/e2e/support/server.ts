@@ -48,29 +48,40 @@ export function ensureBuilt(): void {
   if (res.status !== 0) throw new Error('web build failed');
 }
 
-export type TServer = { url: string; stop: () => Promise<void>; logs: () => string };
+export type TServer = {
+  url: string;
+  stop: () => Promise<void>;
+  logs: () => string;
+  /** Runs an operator command (`npm run cli -- …`) against this server's database. */
+  cli: (args: string[]) => string;
+};
 
-/** Starts the real server (apps/server) on a temporary embedded database and a free port. */
-export async function startServer(smtpPort: number): Promise<TServer> {
+/**
+ * Starts the real server (apps/server: API, workers and scheduler in one process) on a temporary
+ * embedded database and a free port; `env` adds settings (e.g. the lab's DNS and address range).
+ */
+export async function startServer(smtpPort: number, env: Record<string, string> = {}): Promise<TServer> {
   const port = await freePort();
   const dataDir = mkdtempSync(path.join(tmpdir(), 'perimeter-e2e-'));
   const url = `http://127.0.0.1:${port}`;
   let output = '';
+  const serverEnv = {
+    ...process.env,
+    NODE_ENV: 'production',
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    PUBLIC_URL: url,
+    PERIMETER_DATA_DIR: dataDir,
+    PERIMETER_WEB_DIST: distDir,
+    SMTP_URL: `smtp://127.0.0.1:${smtpPort}`,
+    RATE_LIMIT_AUTH_PER_MINUTE: '1000',
+    RATE_LIMIT_GLOBAL_PER_MINUTE: '100000',
+    LOG_LEVEL: 'warn',
+    ...env,
+  };
   const child: ChildProcess = spawn('npx', ['tsx', 'apps/server/src/main.ts'], {
     cwd: repoRoot,
-    env: {
-      ...process.env,
-      NODE_ENV: 'production',
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      PUBLIC_URL: url,
-      PERIMETER_DATA_DIR: dataDir,
-      PERIMETER_WEB_DIST: distDir,
-      SMTP_URL: `smtp://127.0.0.1:${smtpPort}`,
-      RATE_LIMIT_AUTH_PER_MINUTE: '1000',
-      RATE_LIMIT_GLOBAL_PER_MINUTE: '100000',
-      LOG_LEVEL: 'warn',
-    },
+    env: serverEnv,
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
@@ -97,5 +108,14 @@ export async function startServer(smtpPort: number): Promise<TServer> {
     }
     rmSync(dataDir, { recursive: true, force: true });
   }
-  return { url, stop, logs: () => output };
+  function cli(args: string[]): string {
+    const res = spawnSync('npx', ['tsx', 'apps/server/src/cli.ts', ...args], {
+      cwd: repoRoot,
+      env: serverEnv,
+      encoding: 'utf8',
+    });
+    if (res.status !== 0) throw new Error(`cli ${args.join(' ')} failed:\n${res.stdout}\n${res.stderr}`);
+    return res.stdout;
+  }
+  return { url, stop, logs: () => output, cli };
 }

@@ -1,0 +1,77 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import type { Page } from 'playwright-core';
+import { expect } from 'vitest';
+import { seriousViolations, type TAxeViolation } from './browser.ts';
+import { webRoot } from './server.ts';
+
+export const SCREENSHOT_DIR = path.join(webRoot, 'artifacts', 'screenshots');
+const PREFS_KEY = 'perimeter-ui-preferences';
+
+export type TCombo = { mode: 'light' | 'dark'; lng: 'en' | 'ru'; dir: 'ltr' | 'rtl' };
+export const THEME_LANGUAGE_COMBOS: TCombo[] = (['light', 'dark'] as const).flatMap((mode) =>
+  (['en', 'ru'] as const).map((lng) => ({ mode, lng, dir: 'ltr' as const })),
+);
+const DEFAULT_COMBO: TCombo = { mode: 'light', lng: 'en', dir: 'ltr' };
+
+export type TViolationReport = { page: string; combo: string; list: TAxeViolation[] };
+
+/** Waits for the page to render its heading after the network settles. */
+export async function settle(page: Page): Promise<void> {
+  await page.waitForLoadState('networkidle');
+  await page.locator('h1').first().waitFor({ state: 'visible', timeout: 60_000 });
+  await page.waitForTimeout(350);
+}
+
+/**
+ * Screenshots of a page in every theme × language (× direction) with axe-core run on each; the
+ * serious and critical violations are collected for one assertion at the end of a journey.
+ */
+export function createCapture(page: Page) {
+  const violations: TViolationReport[] = [];
+
+  async function applyCombo(combo: TCombo) {
+    await page.evaluate(
+      ({ key, c }) => {
+        localStorage.setItem(key, JSON.stringify({ mode: c.mode, themeDirection: c.dir }));
+        localStorage.setItem('locale', c.lng);
+      },
+      { key: PREFS_KEY, c: combo },
+    );
+  }
+
+  async function capture(
+    name: string,
+    prepare: () => Promise<void> = async () => {},
+    combos: TCombo[] = THEME_LANGUAGE_COMBOS,
+  ) {
+    mkdirSync(SCREENSHOT_DIR, { recursive: true });
+    for (const combo of combos) {
+      await applyCombo(combo);
+      await page.reload();
+      await settle(page);
+      await prepare();
+      expect(await page.evaluate(() => document.documentElement.lang)).toBe(combo.lng);
+      const tag = `${combo.lng}-${combo.mode}-${combo.dir}`;
+      const list = await seriousViolations(page);
+      if (list.length) violations.push({ page: name, combo: tag, list });
+      await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}-${tag}.png`), fullPage: true });
+    }
+    await applyCombo(DEFAULT_COMBO);
+    await page.reload();
+    await settle(page);
+  }
+
+  /** The violations in a form whose diff reads well when the assertion fails. */
+  function summary() {
+    return violations.map((v) => ({
+      page: v.page,
+      combo: v.combo,
+      rules: v.list.map(
+        (r) => `${r.id} (${r.impact}): ${r.help} @ ${r.nodes.map((n) => n.target.join(' ')).join(', ')}`,
+      ),
+    }));
+  }
+
+  return { capture, summary };
+}
