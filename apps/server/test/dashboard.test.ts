@@ -146,6 +146,81 @@ describe('dashboard', () => {
     expect(all.body.data.days).toBe(90);
   });
 
+  it('target metrics: period breakdown by class, technologies, ports, leak sources and timelines', async () => {
+    const { token, userId } = await signUp();
+    const { t1, t2, s1, s2 } = await seed(userId);
+    const scope = (scanId: string, name: string, ports: number[], techs: string[]) =>
+      sql.query(
+        `insert into scan_scope (scan_id, name, kind, main_domain, ip_addresses, opened_ports, services, technologies, emails, cnames, urls)
+         values ($1, $2, 'subdomain', 'one.example', '{}', $3, '[]', $4, '{}', '{}', '{}')`,
+        [scanId, name, ports, JSON.stringify(techs.map((n) => ({ name: n, version: null })))],
+      );
+    // Only the latest scan of a target counts for technologies and ports.
+    await scope(s1.id, 'old.one.example', [21], ['ftpd']);
+    await scope(s2.id, 'www.one.example', [80, 443], ['nginx', 'jquery']);
+    await scope(s2.id, 'api.one.example', [443, 8080], ['nginx']);
+    await sql.query(`update findings_leakcheck set sources = $2 where user_id = $1`, [
+      userId,
+      ['Combo 2021', 'ExampleBreach 2023'],
+    ]);
+    const get = (q: string) =>
+      client(t.app, token).get<{ data: TTargetMetrics }>(`/main/get_target_metrics?${q}`);
+
+    const one = (await get(`user_target_id=${t1.id}&days=30`)).body.data;
+    expect(one.top_technologies).toEqual([
+      { name: 'nginx', hosts: 2 },
+      { name: 'jquery', hosts: 1 },
+    ]);
+    expect(one.open_ports).toEqual([
+      { port: 443, hosts: 2 },
+      { port: 80, hosts: 1 },
+      { port: 8080, hosts: 1 },
+    ]);
+    expect(one.leak_sources).toEqual([
+      { source: 'Combo 2021', leaks: 1 },
+      { source: 'ExampleBreach 2023', leaks: 1 },
+    ]);
+    // A, D (fixed in the period), E are template findings; B is a CVE match; C a leak.
+    expect(one.by_class.map((c) => [c.subclass, c.total])).toEqual([
+      ['exploit_scanner', 3],
+      ['exploit_db', 1],
+      ['leakcheck', 1],
+    ]);
+    expect(one.by_class[0]!.findings).toMatchObject({ critical: 1, high: 1, low: 1 });
+    expect(one.new_vs_fixed).toHaveLength(31);
+    expect(one.new_vs_fixed.at(0)!.date).toBe(one.from);
+    expect(one.new_vs_fixed.at(-1)).toEqual({ date: one.to, new: 5, fixed: 1 });
+    expect(one.severity_timeline.map((p) => p.findings.critical)).toEqual([1, 1]);
+    expect(one.severity_timeline.at(-1)!.findings).toMatchObject({ high: 2, medium: 1 });
+
+    // Every enabled target: target 2's medium joins; its scan added no scope.
+    const all = (await get('days=30')).body.data;
+    expect(all.by_class[0]!.total).toBe(4);
+    expect(all.severity_timeline).toHaveLength(3);
+    expect(all.severity_timeline.at(-1)!.findings).toMatchObject({ critical: 1, high: 2, medium: 2 });
+    expect(all.top_technologies[0]).toEqual({ name: 'nginx', hosts: 2 });
+
+    // A short period leaves out the older scans and what they alone saw.
+    const week = (await get(`user_target_id=${t1.id}&days=1`)).body.data;
+    expect(week.severity_timeline).toEqual([]);
+    expect(week.top_technologies).toEqual([]);
+    expect(week.new_vs_fixed).toHaveLength(2);
+
+    // Another user's target never leaks into the breakdown.
+    const other = await signUp();
+    const foreign = await client(t.app, other.token).get<{ data: TTargetMetrics }>(
+      '/main/get_target_metrics',
+    );
+    expect(foreign.body.data).toMatchObject({
+      targets: [],
+      top_technologies: [],
+      leak_sources: [],
+      open_ports: [],
+    });
+    expect(foreign.body.data.by_class.every((c) => c.total === 0)).toBe(true);
+    expect(t2.id).toBeTruthy();
+  });
+
   it('isolation and malformed queries', async () => {
     const owner = await signUp();
     const other = await signUp();

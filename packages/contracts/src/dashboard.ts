@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ZScanSubclass } from './scans.ts';
 import { ZSeverityCounts, ZUserTargetId } from './targets.ts';
 
 export const ZRiskGrade = z.enum(['A', 'B', 'C', 'D', 'F']);
@@ -57,8 +58,13 @@ export const ZTargetMetricsQuery = z.strictObject({
 });
 export type TTargetMetricsQuery = z.infer<typeof ZTargetMetricsQuery>;
 
+const ZDayCount = z.object({ date: z.string(), new: z.number().int(), fixed: z.number().int() });
+
 export const ZTargetMetrics = z.object({
   days: z.number().int(),
+  /** The period in the user's time zone, YYYY-MM-DD, both inclusive. */
+  from: z.string(),
+  to: z.string(),
   targets: z.array(
     ZTargetRisk.extend({
       series: z.array(
@@ -76,5 +82,25 @@ export const ZTargetMetrics = z.object({
       ),
     }),
   ),
+  /**
+   * Everything below covers the chosen target (or every enabled target) over the period.
+   * Findings first seen / fixed per local day, every day of the period present.
+   */
+  new_vs_fixed: z.array(ZDayCount),
+  /**
+   * On each day a scan finished: the findings by severity of each target's latest scan up to
+   * that day, summed over the targets (a target keeps its last result until it is scanned again).
+   */
+  severity_timeline: z.array(z.object({ date: z.string(), findings: ZSeverityCounts })),
+  /** Findings seen or fixed in the period, per subclass and severity (every subclass present). */
+  by_class: z.array(
+    z.object({ subclass: ZScanSubclass, findings: ZSeverityCounts, total: z.number().int() }),
+  ),
+  /** From each target's latest finished scan in the period: host names running a technology (top 10). */
+  top_technologies: z.array(z.object({ name: z.string(), hosts: z.number().int() })),
+  /** From the same scans: host names with each port open (top 15). */
+  open_ports: z.array(z.object({ port: z.number().int(), hosts: z.number().int() })),
+  /** Leaked credentials seen in the period per leak source (top 10). */
+  leak_sources: z.array(z.object({ source: z.string(), leaks: z.number().int() })),
 });
 export type TTargetMetrics = z.infer<typeof ZTargetMetrics>;

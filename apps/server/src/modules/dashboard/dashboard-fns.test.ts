@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dateRange, riskGrade, riskScore, zeroCounts } from './dashboard-fns.ts';
+import { dateRange, riskGrade, riskScore, severityTimeline, zeroCounts } from './dashboard-fns.ts';
 
 const counts = (o: Partial<ReturnType<typeof zeroCounts>>) => ({ ...zeroCounts(), ...o });
 
@@ -35,5 +35,22 @@ describe('risk score (docs/risk-score.md)', () => {
       '2026-03-01',
       '2026-03-02',
     ]);
+  });
+});
+
+describe('severity timeline', () => {
+  it('sums each target’s latest scan up to the date, carrying results forward', () => {
+    const a = [
+      { date: '2026-03-01', findings: counts({ high: 2 }) },
+      { date: '2026-03-01', findings: counts({ high: 1 }) },
+      { date: '2026-03-05', findings: counts({ low: 1 }) },
+    ];
+    const b = [{ date: '2026-03-03', findings: counts({ critical: 1 }) }];
+    expect(severityTimeline([a, b])).toEqual([
+      { date: '2026-03-01', findings: counts({ high: 1 }) },
+      { date: '2026-03-03', findings: counts({ high: 1, critical: 1 }) },
+      { date: '2026-03-05', findings: counts({ low: 1, critical: 1 }) },
+    ]);
+    expect(severityTimeline([])).toEqual([]);
   });
 });

@@ -64,3 +64,23 @@ export function dateRange(from: string, to: string): string[] {
   }
   return out;
 }
+
+/**
+ * Findings by severity summed over targets, on each date a scan finished: every target counts
+ * with its latest scan up to that date (its last result holds until it is scanned again).
+ * `series` are per target, each sorted by date; a later scan the same day replaces an earlier one.
+ */
+export function severityTimeline(
+  series: ReadonlyArray<ReadonlyArray<{ date: string; findings: TSeverityCounts }>>,
+): Array<{ date: string; findings: TSeverityCounts }> {
+  const dates = [...new Set(series.flatMap((s) => s.map((p) => p.date)))].filter(Boolean).sort();
+  const keys = Object.keys(RISK_WEIGHTS) as Array<keyof TSeverityCounts>;
+  return dates.map((date) => {
+    const findings = zeroCounts();
+    for (const s of series) {
+      const latest = s.filter((p) => p.date && p.date <= date).at(-1);
+      if (latest) for (const k of keys) findings[k] += latest.findings[k];
+    }
+    return { date, findings };
+  });
+}

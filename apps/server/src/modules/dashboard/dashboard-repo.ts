@@ -112,3 +112,99 @@ export async function perScanTargetCounts(db: DbOrTx, userId: string, since: Dat
     ) x group by fixed_scan_id, target_id`);
   return { seen: rows, fixed: fixed.rows };
 }
+
+/** `target_id in (…)`; callers return early on an empty list. */
+const inTargets = (ids: readonly string[]) =>
+  sql`target_id in (${sql.join(
+    ids.map((id) => sql`${id}`),
+    sql`, `,
+  )})`;
+
+/** Findings of the targets first seen / fixed per local day since `since`. */
+export async function newAndFixedPerDayOf(
+  db: DbOrTx,
+  userId: string,
+  targetIds: readonly string[],
+  tz: string,
+  since: Date,
+) {
+  if (targetIds.length === 0) return [];
+  const of = inTargets(targetIds);
+  const { rows } = await db.execute<{ day: string; kind: 'new' | 'fixed'; n: number }>(sql`
+    select to_char(day, 'YYYY-MM-DD') as day, kind, count(*)::int as n from (
+      select (first_seen at time zone ${tz})::date as day, 'new' as kind from findings_exploit_scanner where user_id = ${userId} and ${of} and first_seen >= ${since}
+      union all select (first_seen at time zone ${tz})::date, 'new' from findings_exploit_db where user_id = ${userId} and ${of} and first_seen >= ${since}
+      union all select (first_seen at time zone ${tz})::date, 'new' from findings_leakcheck where user_id = ${userId} and ${of} and first_seen >= ${since}
+      union all select (fixed_at at time zone ${tz})::date, 'fixed' from findings_exploit_scanner where user_id = ${userId} and ${of} and fixed_at >= ${since}
+      union all select (fixed_at at time zone ${tz})::date, 'fixed' from findings_exploit_db where user_id = ${userId} and ${of} and fixed_at >= ${since}
+      union all select (fixed_at at time zone ${tz})::date, 'fixed' from findings_leakcheck where user_id = ${userId} and ${of} and fixed_at >= ${since}
+    ) x group by day, kind`);
+  return rows;
+}
+
+/** Findings of the targets seen (or fixed) since `since`, per subclass and severity. */
+export async function findingsByClass(db: DbOrTx, userId: string, targetIds: readonly string[], since: Date) {
+  if (targetIds.length === 0) return [];
+  const of = inTargets(targetIds);
+  const active = sql`(last_seen >= ${since} or fixed_at >= ${since})`;
+  const { rows } = await db.execute<{ subclass: string; severity: string; n: number }>(sql`
+    select 'exploit_scanner' as subclass, severity, count(*)::int as n from findings_exploit_scanner where user_id = ${userId} and ${of} and ${active} group by severity
+    union all select 'exploit_db', severity, count(*)::int from findings_exploit_db where user_id = ${userId} and ${of} and ${active} group by severity
+    union all select 'leakcheck', severity, count(*)::int from findings_leakcheck where user_id = ${userId} and ${of} and ${active} group by severity`);
+  return rows;
+}
+
+/** Leaked credentials of the targets seen (or fixed) since `since`, per source, most first. */
+export async function leaksBySource(
+  db: DbOrTx,
+  userId: string,
+  targetIds: readonly string[],
+  since: Date,
+  limit: number,
+) {
+  if (targetIds.length === 0) return [];
+  const { rows } = await db.execute<{ source: string; leaks: number }>(sql`
+    select src as source, count(*)::int as leaks
+    from findings_leakcheck cross join lateral unnest(sources) as src
+    where user_id = ${userId} and ${inTargets(targetIds)} and (last_seen >= ${since} or fixed_at >= ${since})
+    group by src order by leaks desc, src limit ${limit}`);
+  return rows;
+}
+
+/** `scan_id in (…)` of scans already checked to be the user's. */
+const inScans = (ids: readonly string[]) =>
+  sql`s.scan_id in (${sql.join(
+    ids.map((id) => sql`${id}`),
+    sql`, `,
+  )})`;
+
+/** Host names of the scans' scope running each technology, most first. */
+export async function technologiesOfScans(
+  db: DbOrTx,
+  userId: string,
+  scanIds: readonly string[],
+  limit: number,
+) {
+  if (scanIds.length === 0) return [];
+  const { rows } = await db.execute<{ name: string; hosts: number }>(sql`
+    select tech->>'name' as name, count(distinct s.name)::int as hosts
+    from scan_scope s
+    join scans sc on sc.id = s.scan_id and sc.user_id = ${userId}
+    cross join lateral jsonb_array_elements(s.technologies) as tech
+    where ${inScans(scanIds)} and coalesce(tech->>'name', '') <> ''
+    group by 1 order by hosts desc, name limit ${limit}`);
+  return rows;
+}
+
+/** Host names of the scans' scope with each port open, most first. */
+export async function portsOfScans(db: DbOrTx, userId: string, scanIds: readonly string[], limit: number) {
+  if (scanIds.length === 0) return [];
+  const { rows } = await db.execute<{ port: number; hosts: number }>(sql`
+    select p as port, count(distinct s.name)::int as hosts
+    from scan_scope s
+    join scans sc on sc.id = s.scan_id and sc.user_id = ${userId}
+    cross join lateral unnest(s.opened_ports) as p
+    where ${inScans(scanIds)}
+    group by p order by hosts desc, p limit ${limit}`);
+  return rows;
+}

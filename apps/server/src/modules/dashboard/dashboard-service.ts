@@ -1,17 +1,21 @@
-import type {
-  TDashboardInfo,
-  TSeverityCounts,
-  TTargetMetrics,
-  TTargetMetricsQuery,
+import {
+  SCAN_SUBCLASS_VALUES,
+  type TDashboardInfo,
+  type TSeverityCounts,
+  type TTargetMetrics,
+  type TTargetMetricsQuery,
 } from '@perimeter/contracts';
 import { notFound } from '../../lib/errors.ts';
 import type { AppContext } from '../../server/context.ts';
 import { localDate } from '../schedules/schedules-fns.ts';
-import { addCount, dateRange, riskGrade, riskScore, zeroCounts } from './dashboard-fns.ts';
+import { addCount, dateRange, riskGrade, riskScore, severityTimeline, zeroCounts } from './dashboard-fns.ts';
 import * as repo from './dashboard-repo.ts';
 
 const TOP_HOSTS = 10;
 const TREND_DAYS = 30;
+const TOP_TECHNOLOGIES = 10;
+const TOP_PORTS = 15;
+const TOP_LEAK_SOURCES = 10;
 
 function groupCounts<K extends string>(
   rows: Array<{ severity: string; n: number } & Record<K, string>>,
@@ -132,10 +136,22 @@ export async function targetMetrics(
     ? all.filter((t) => t.id === query.user_target_id)
     : all.filter((t) => !t.disabled);
   if (query.user_target_id && targets.length === 0) throw notFound('Target not found.');
-  const [runs, counts, openRows] = await Promise.all([
+  const ids = targets.map((t) => t.id);
+  const [runs, counts, openRows, dayRows, classRows, leakRows] = await Promise.all([
     repo.finishedScansOfTargets(ctx.db, userId, since, query.user_target_id),
     repo.perScanTargetCounts(ctx.db, userId, since),
     repo.openByTarget(ctx.db, userId),
+    repo.newAndFixedPerDayOf(ctx.db, userId, ids, tz, since),
+    repo.findingsByClass(ctx.db, userId, ids, since),
+    repo.leaksBySource(ctx.db, userId, ids, since, TOP_LEAK_SOURCES),
+  ]);
+  // The scope (technologies, ports) of each target's latest finished scan in the period.
+  const latestScan = new Map<string, string>();
+  for (const r of runs) if (ids.includes(r.targetId)) latestScan.set(r.targetId, r.scanId);
+  const scopeScans = [...new Set(latestScan.values())];
+  const [techRows, portRows] = await Promise.all([
+    repo.technologiesOfScans(ctx.db, userId, scopeScans, TOP_TECHNOLOGIES),
+    repo.portsOfScans(ctx.db, userId, scopeScans, TOP_PORTS),
   ]);
   const key = (scanId: string, targetId: string) => `${scanId}|${targetId}`;
   const seen = new Map<string, { c: TSeverityCounts; fresh: number }>();
@@ -148,33 +164,60 @@ export async function targetMetrics(
   }
   const fixed = new Map(counts.fixed.map((r) => [key(r.scan_id, r.target_id), r.n]));
   const open = groupCounts(openRows, 'target_id');
+  const from = localDate(since, tz);
+  const to = localDate(now, tz);
+  const perTarget = targets.map((t) => {
+    const c = open.get(t.id) ?? zeroCounts();
+    const score = riskScore(c);
+    return {
+      user_target_id: t.id,
+      target: t.displayName,
+      target_type: t.targetType,
+      risk_score: score,
+      grade: riskGrade(score),
+      open_findings: c,
+      series: runs
+        .filter((r) => r.targetId === t.id)
+        .map((r) => {
+          const v = seen.get(key(r.scanId, t.id)) ?? { c: zeroCounts(), fresh: 0 };
+          return {
+            scan_id: r.scanId,
+            date: r.finishedAt ? localDate(r.finishedAt, tz) : '',
+            findings: v.c,
+            total: total(v.c),
+            new: v.fresh,
+            fixed: fixed.get(key(r.scanId, t.id)) ?? 0,
+            risk_score: riskScore(v.c),
+          };
+        }),
+    };
+  });
+
+  const days = new Map(dateRange(from, to).map((d) => [d, { date: d, new: 0, fixed: 0 }]));
+  for (const r of dayRows) {
+    const point = days.get(r.day);
+    if (point) point[r.kind] += r.n;
+  }
+  const byClass = new Map(SCAN_SUBCLASS_VALUES.map((sc) => [sc, zeroCounts()]));
+  for (const r of classRows) {
+    const c = byClass.get(r.subclass as (typeof SCAN_SUBCLASS_VALUES)[number]);
+    if (c) addCount(c, r.severity, r.n);
+  }
+
   return {
     days: query.days,
-    targets: targets.map((t) => {
-      const c = open.get(t.id) ?? zeroCounts();
-      const score = riskScore(c);
-      return {
-        user_target_id: t.id,
-        target: t.displayName,
-        target_type: t.targetType,
-        risk_score: score,
-        grade: riskGrade(score),
-        open_findings: c,
-        series: runs
-          .filter((r) => r.targetId === t.id)
-          .map((r) => {
-            const v = seen.get(key(r.scanId, t.id)) ?? { c: zeroCounts(), fresh: 0 };
-            return {
-              scan_id: r.scanId,
-              date: r.finishedAt ? localDate(r.finishedAt, tz) : '',
-              findings: v.c,
-              total: total(v.c),
-              new: v.fresh,
-              fixed: fixed.get(key(r.scanId, t.id)) ?? 0,
-              risk_score: riskScore(v.c),
-            };
-          }),
-      };
-    }),
+    from,
+    to,
+    targets: perTarget,
+    new_vs_fixed: [...days.values()],
+    severity_timeline: severityTimeline(perTarget.map((t) => t.series)),
+    by_class: [...byClass.entries()].map(([subclass, findings]) => ({
+      subclass,
+      findings,
+      total: total(findings),
+    })),
+    top_technologies: techRows,
+    open_ports: portRows,
+    leak_sources: leakRows,
   };
 }
