@@ -1,9 +1,11 @@
 /**
  * Writes expected.json: what a correct class_resources scan of the lab reports (written out
- * by hand here, not derived from the lab's code), the planted issues and the synthetic leak
- * corpus. Run: npx tsx packages/lab/scripts/write-expected.ts
+ * by hand here, not derived from the lab's code), the planted issues, every finding of a full
+ * scan (scanFindings) and the synthetic leak corpus; and the lab's CVE feed
+ * (feeds/lab-cves.nvd2.json). Run: npm run expected -w packages/lab
  */
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { LAB_CVE_FEED_PATH, labCveFeed } from '../src/cve-feed.js';
 import { EXPECTED_PATH, type ExpectedLab } from '../src/expected.js';
 import { PLANTED } from '../src/planted.js';
 
@@ -152,6 +154,143 @@ const leakCorpus: ExpectedLab['leakCorpus'] = [
   },
 ];
 
+type ScanFinding = ExpectedLab['scanFindings'][number];
+const tpl = (templateId: string, host: string, at: { port?: number; path?: string } = {}, planted?: string) =>
+  ({ subclass: 'exploit_scanner', templateId, host, ...at, ...(planted ? { planted } : {}) }) as ScanFinding;
+const cves = (
+  tech: string,
+  version: string,
+  hosts: string[],
+  port: number,
+  ids: string[],
+  planted?: string,
+) =>
+  hosts.flatMap((host) =>
+    ids.map(
+      (cve) =>
+        ({
+          subclass: 'exploit_db',
+          cve,
+          tech,
+          version,
+          host,
+          port,
+          ...(planted && host === hosts[0] ? { planted } : {}),
+        }) as ScanFinding,
+    ),
+  );
+
+/** The same nginx site with jQuery answers on acme.test, www and docs (CNAME www). */
+const acmeSite = ['www.acme.test', 'acme.test', 'docs.acme.test'];
+const JQUERY_CVES = ['CVE-2015-9251', 'CVE-2019-11358', 'CVE-2020-11022', 'CVE-2020-11023'];
+
+const scanFindings: ScanFinding[] = [
+  // exploit_scanner: the planted issues…
+  tpl('missing-security-headers', 'www.acme.test', { port: 80, path: '/' }, 'LAB-WWW-MISSING-HEADERS'),
+  tpl('git-config-exposure', 'app.acme.test', { port: 80, path: '/.git/config' }, 'LAB-APP-GIT-CONFIG'),
+  tpl('dotenv-exposure', 'app.acme.test', { port: 80, path: '/.env' }, 'LAB-APP-DOTENV'),
+  tpl('phpinfo-exposure', 'app.acme.test', { port: 80, path: '/phpinfo.php' }, 'LAB-APP-PHPINFO'),
+  tpl('directory-listing', 'app.acme.test', { port: 80, path: '/uploads/' }, 'LAB-APP-DIRLIST'),
+  tpl(
+    'CVE-2021-41773',
+    'app.acme.test',
+    { port: 80, path: '/icons/.%2e/%2e%2e/%2e%2e/%2e%2e/etc/passwd' },
+    'LAB-APP-APACHE-CVE-2021-41773',
+  ),
+  tpl('grafana-login-panel', 'grafana.acme.test', { port: 3000, path: '/login' }, 'LAB-GRAFANA-LOGIN'),
+  tpl(
+    'CVE-2021-43798',
+    'grafana.acme.test',
+    { port: 3000, path: '/public/plugins/alertlist/../../../../../../../../etc/passwd' },
+    'LAB-GRAFANA-CVE-2021-43798',
+  ),
+  tpl('cors-any-origin-credentials', 'api.acme.test', { port: 80, path: '/' }, 'LAB-API-CORS'),
+  tpl(
+    'open-redirect-generic',
+    'api.acme.test',
+    { port: 80, path: '/redirect?url=https://example.com' },
+    'LAB-API-OPEN-REDIRECT',
+  ),
+  tpl('tls-expired-certificate', 'secure.acme.test', { port: 443 }, 'LAB-SECURE-TLS-EXPIRED'),
+  tpl('tls-self-signed-certificate', 'secure.acme.test', { port: 443 }, 'LAB-SECURE-TLS-SELFSIGNED'),
+  tpl('redis-unauthenticated', 'cache.acme.test', { port: 6379 }, 'LAB-REDIS-NOAUTH'),
+  tpl('ftp-anonymous-login', 'ftp.acme.test', { port: 21 }, 'LAB-FTP-ANONYMOUS'),
+  tpl('mysql-exposed', 'db.acme.test', { port: 3306 }, 'LAB-MYSQL-EXPOSED'),
+  tpl('jenkins-unauthenticated-dashboard', 'dev.beta.test', { port: 8080, path: '/' }, 'LAB-JENKINS-EXPOSED'),
+  tpl('heroku-dangling-cname', 'shop.acme.test', {}, 'LAB-DNS-TAKEOVER-SHOP'),
+  tpl('dns-zone-transfer', 'beta.test', {}, 'LAB-DNS-AXFR-BETA'),
+  tpl('spf-record-missing', 'beta.test', {}, 'LAB-DNS-NO-SPF-BETA'),
+  tpl('dmarc-record-missing', 'beta.test', {}, 'LAB-DNS-NO-DMARC-BETA'),
+  // …and what else is true of the lab: only api.acme.test sends the security headers,
+  ...[
+    ['acme.test', 80],
+    ['docs.acme.test', 80],
+    ['app.acme.test', 80],
+    ['dev.beta.test', 8080],
+    ['legacy-vpn.acme.test', 80],
+    ['portal.wild.test', 80],
+    ['xq7-build.beta.test', 80],
+    ['secure.acme.test', 443],
+    ['intranet-portal.acme.test', 443],
+  ].map(([host, port]) =>
+    tpl('missing-security-headers', host as string, { port: port as number, path: '/' }),
+  ),
+  // the expired self-signed certificate also names intranet-portal.acme.test,
+  tpl('tls-expired-certificate', 'intranet-portal.acme.test', { port: 443 }),
+  tpl('tls-self-signed-certificate', 'intranet-portal.acme.test', { port: 443 }),
+  // IIS shows its default page, Exim its banner, and acme.test's DMARC policy is p=none.
+  tpl('iis-default-page', 'xq7-build.beta.test', { port: 80, path: '/' }),
+  tpl('smtp-banner-detect', 'mail.acme.test', { port: 25 }),
+  tpl('dmarc-policy-none', 'acme.test'),
+
+  // exploit_db: every planted version with its CVEs (the lab's CVE feed), on every name serving it.
+  ...cves(
+    'Nginx',
+    '1.14.0',
+    acmeSite,
+    80,
+    ['CVE-2019-9511', 'CVE-2019-9513', 'CVE-2019-9516'],
+    'LAB-WWW-NGINX-OUTDATED',
+  ),
+  ...cves('jQuery', '1.12.4', acmeSite, 80, JQUERY_CVES, 'LAB-WWW-JQUERY-OUTDATED'),
+  // WordPress 4.7.1 bundles jQuery 1.12.4 too.
+  ...cves('jQuery', '1.12.4', ['portal.wild.test'], 80, JQUERY_CVES),
+  ...cves(
+    'Apache HTTP Server',
+    '2.4.49',
+    ['app.acme.test'],
+    80,
+    ['CVE-2021-41773', 'CVE-2021-42013'],
+    'LAB-APP-APACHE-OUTDATED',
+  ),
+  ...cves('PHP', '5.6.40', ['app.acme.test'], 80, ['CVE-2019-9641'], 'LAB-APP-PHP-EOL'),
+  // The version behind the Grafana traversal template is also a CVE match.
+  ...cves('Grafana', '8.3.0', ['grafana.acme.test'], 3000, ['CVE-2021-43798']),
+  ...cves(
+    'OpenSSH',
+    '7.2p2',
+    ['ssh.acme.test'],
+    22,
+    ['CVE-2016-6210', 'CVE-2016-6515'],
+    'LAB-SSH-OPENSSH-OUTDATED',
+  ),
+  ...cves('vsftpd', '2.3.4', ['ftp.acme.test'], 21, ['CVE-2011-2523'], 'LAB-FTP-VSFTPD-234'),
+  ...cves('Exim', '4.87', ['mail.acme.test'], 25, ['CVE-2019-10149'], 'LAB-SMTP-EXIM-487'),
+  ...cves('WordPress', '4.7.1', ['portal.wild.test'], 80, ['CVE-2017-1001000'], 'LAB-WP-OUTDATED'),
+
+  // leakcheck: a finding per e-mail and leak of the corpus (the local index answers the
+  // domain search, so addresses no page shows are found too).
+  ...leakCorpus.map(
+    (l): ScanFinding => ({
+      subclass: 'leakcheck',
+      email: l.email,
+      leakDate: l.leakDate,
+      sources: [...l.sources].sort(),
+      mainDomain: l.email.slice(l.email.indexOf('@') + 1),
+    }),
+  ),
+];
+
 const expected: ExpectedLab = {
   subnet: '127.0.1',
   domains: ['acme.test', 'beta.test', 'wild.test'],
@@ -164,8 +303,13 @@ const expected: ExpectedLab = {
     emails,
   },
   findings: PLANTED.map(({ removable: _r, ...f }) => f),
+  scanFindings,
   leakCorpus,
 };
 
 writeFileSync(EXPECTED_PATH, `${JSON.stringify(expected, null, 2)}\n`);
 console.log(`wrote ${EXPECTED_PATH.pathname}`);
+
+mkdirSync(new URL('.', LAB_CVE_FEED_PATH), { recursive: true });
+writeFileSync(LAB_CVE_FEED_PATH, `${JSON.stringify(labCveFeed(), null, 2)}\n`);
+console.log(`wrote ${LAB_CVE_FEED_PATH.pathname}`);

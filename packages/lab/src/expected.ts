@@ -37,6 +37,32 @@ export interface ExpectedFinding {
   cves?: string[];
   templateId: string | null;
 }
+/**
+ * One finding a full scan of the lab (all classes, the lab's CVE feed and leak corpus loaded)
+ * reports: the planted issues and what follows from them on other names of the same site.
+ * `planted` names the planted issue it comes from, when it is one.
+ */
+export type ExpectedScanFinding =
+  | {
+      subclass: 'exploit_scanner';
+      templateId: string;
+      host: string;
+      /** Port and path of the matched URL or service (none for DNS findings). */
+      port?: number;
+      path?: string;
+      planted?: string;
+    }
+  | {
+      subclass: 'exploit_db';
+      cve: string;
+      tech: string;
+      version: string;
+      host: string;
+      port: number;
+      planted?: string;
+    }
+  | { subclass: 'leakcheck'; email: string; leakDate: string; sources: string[]; mainDomain: string };
+
 export interface LeakRecord {
   email: string;
   password: string;
@@ -55,6 +81,8 @@ export interface ExpectedLab {
     emails: string[];
   };
   findings: ExpectedFinding[];
+  /** Every finding of a full scan of the lab — no more, no fewer (the known-answer tests). */
+  scanFindings: ExpectedScanFinding[];
   leakCorpus: LeakRecord[];
 }
 
@@ -93,5 +121,8 @@ export function remapExpected(subnet: string, portMap: Record<number, number>): 
       emails: base.assets.emails,
     },
     findings: base.findings.map((f) => (f.port ? { ...f, port: port(f.port) } : f)),
+    scanFindings: base.scanFindings.map((f) =>
+      f.subclass !== 'leakcheck' && f.port ? { ...f, port: port(f.port) } : f,
+    ),
   };
 }

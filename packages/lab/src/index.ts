@@ -1,4 +1,5 @@
-export type { ExpectedFinding, ExpectedLab, LeakRecord } from './expected.js';
+export { LAB_CVE_FEED_PATH, LAB_CVES, labCveFeed } from './cve-feed.js';
+export type { ExpectedFinding, ExpectedLab, ExpectedScanFinding, LeakRecord } from './expected.js';
 export { loadExpected, remapExpected } from './expected.js';
 export {
   DEFAULT_DNS_HOST,

@@ -1,6 +1,8 @@
 /**
- * Every planted issue, with a stable id. `templateId` is filled in by the template engine
- * work; `cves` name what the vulnerability database should match for version findings.
+ * Every planted issue, with a stable id. `templateId` names the built-in template that reports
+ * an exploit_scanner issue (null for exploit_db issues, which CVE matching reports); `cves`
+ * name what the vulnerability database must match for version findings (all of them are in
+ * the lab's CVE feed, src/cve-feed.ts).
  */
 export interface PlantedIssue {
   id: string;
@@ -57,7 +59,7 @@ export const PLANTED: PlantedIssue[] = [
     host: 'www.acme.test',
     port: 80,
     path: '/',
-    templateId: null,
+    templateId: 'missing-security-headers',
     removable: true,
   },
   {
@@ -68,7 +70,7 @@ export const PLANTED: PlantedIssue[] = [
     host: 'app.acme.test',
     port: 80,
     path: '/.git/config',
-    templateId: null,
+    templateId: 'git-config-exposure',
     removable: true,
   },
   {
@@ -79,7 +81,7 @@ export const PLANTED: PlantedIssue[] = [
     host: 'app.acme.test',
     port: 80,
     path: '/.env',
-    templateId: null,
+    templateId: 'dotenv-exposure',
     removable: true,
   },
   {
@@ -90,7 +92,7 @@ export const PLANTED: PlantedIssue[] = [
     host: 'app.acme.test',
     port: 80,
     path: '/phpinfo.php',
-    templateId: null,
+    templateId: 'phpinfo-exposure',
     removable: true,
   },
   {
@@ -101,7 +103,7 @@ export const PLANTED: PlantedIssue[] = [
     host: 'app.acme.test',
     port: 80,
     path: '/uploads/',
-    templateId: null,
+    templateId: 'directory-listing',
     removable: true,
   },
   {
@@ -115,7 +117,7 @@ export const PLANTED: PlantedIssue[] = [
     tech: 'Apache HTTP Server',
     version: '2.4.49',
     cves: ['CVE-2021-41773'],
-    templateId: null,
+    templateId: 'CVE-2021-41773',
     removable: true,
   },
   {
@@ -140,7 +142,7 @@ export const PLANTED: PlantedIssue[] = [
     port: 80,
     tech: 'PHP',
     version: '5.6.40',
-    cves: ['CVE-2019-11043'],
+    cves: ['CVE-2019-9641'],
     templateId: null,
     removable: true,
   },
@@ -152,7 +154,7 @@ export const PLANTED: PlantedIssue[] = [
     host: 'grafana.acme.test',
     port: 3000,
     path: '/login',
-    templateId: null,
+    templateId: 'grafana-login-panel',
     removable: true,
   },
   {
@@ -167,7 +169,7 @@ export const PLANTED: PlantedIssue[] = [
     tech: 'Grafana',
     version: '8.3.0',
     cves: ['CVE-2021-43798'],
-    templateId: null,
+    templateId: 'CVE-2021-43798',
     removable: true,
   },
   {
@@ -178,7 +180,7 @@ export const PLANTED: PlantedIssue[] = [
     host: 'api.acme.test',
     port: 80,
     path: '/',
-    templateId: null,
+    templateId: 'cors-any-origin-credentials',
     removable: true,
   },
   {
@@ -189,7 +191,7 @@ export const PLANTED: PlantedIssue[] = [
     host: 'api.acme.test',
     port: 80,
     path: '/redirect?url=https://example.com',
-    templateId: null,
+    templateId: 'open-redirect-generic',
     removable: true,
   },
   {
@@ -199,7 +201,7 @@ export const PLANTED: PlantedIssue[] = [
     severity: 'medium',
     host: 'secure.acme.test',
     port: 443,
-    templateId: null,
+    templateId: 'tls-expired-certificate',
     removable: false,
   },
   {
@@ -209,7 +211,7 @@ export const PLANTED: PlantedIssue[] = [
     severity: 'low',
     host: 'secure.acme.test',
     port: 443,
-    templateId: null,
+    templateId: 'tls-self-signed-certificate',
     removable: false,
   },
   {
@@ -219,7 +221,7 @@ export const PLANTED: PlantedIssue[] = [
     severity: 'high',
     host: 'cache.acme.test',
     port: 6379,
-    templateId: null,
+    templateId: 'redis-unauthenticated',
     removable: true,
   },
   {
@@ -255,7 +257,7 @@ export const PLANTED: PlantedIssue[] = [
     severity: 'medium',
     host: 'ftp.acme.test',
     port: 21,
-    templateId: null,
+    templateId: 'ftp-anonymous-login',
     removable: true,
   },
   {
@@ -280,7 +282,7 @@ export const PLANTED: PlantedIssue[] = [
     port: 3306,
     tech: 'MySQL',
     version: '5.5.62',
-    templateId: null,
+    templateId: 'mysql-exposed',
     removable: false,
   },
   {
@@ -293,7 +295,7 @@ export const PLANTED: PlantedIssue[] = [
     path: '/',
     tech: 'Jenkins',
     version: '2.150.1',
-    templateId: null,
+    templateId: 'jenkins-unauthenticated-dashboard',
     removable: false,
   },
   {
@@ -315,7 +317,7 @@ export const PLANTED: PlantedIssue[] = [
     subclass: 'exploit_scanner',
     severity: 'high',
     host: 'shop.acme.test',
-    templateId: null,
+    templateId: 'heroku-dangling-cname',
     removable: false,
   },
   {
@@ -324,7 +326,7 @@ export const PLANTED: PlantedIssue[] = [
     subclass: 'exploit_scanner',
     severity: 'medium',
     host: 'beta.test',
-    templateId: null,
+    templateId: 'dns-zone-transfer',
     removable: false,
   },
   {
@@ -333,7 +335,7 @@ export const PLANTED: PlantedIssue[] = [
     subclass: 'exploit_scanner',
     severity: 'low',
     host: 'beta.test',
-    templateId: null,
+    templateId: 'spf-record-missing',
     removable: false,
   },
   {
@@ -342,7 +344,7 @@ export const PLANTED: PlantedIssue[] = [
     subclass: 'exploit_scanner',
     severity: 'low',
     host: 'beta.test',
-    templateId: null,
+    templateId: 'dmarc-record-missing',
     removable: false,
   },
 ];

@@ -1,8 +1,10 @@
 import dgram from 'node:dgram';
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import dnsPacket, { type Packet } from 'dns-packet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LAB_CVE_FEED_PATH, LAB_CVES, labCveFeed } from '../src/cve-feed.js';
 import { loadExpected } from '../src/expected.js';
 import { FALLBACK_PORTS, LAB_HOSTS } from '../src/lab-definition.js';
 import { PLANTED, PLANTED_IDS, REMOVABLE_PLANTED_IDS } from '../src/planted.js';
@@ -162,6 +164,49 @@ describe('expected.json', () => {
     const running = new Set(LAB_HOSTS.flatMap((h) => h.services.map((s) => `127.0.1.${h.octet}:${s.port}`)));
     for (const s of expected.assets.services) expect(running.has(`${s.ip}:${s.port}`)).toBe(true);
     for (const ip of expected.assets.ips) expect(ip.startsWith('127.0.1.')).toBe(true);
+  });
+
+  it('names the template of every planted exploit_scanner issue and the CVEs of every exploit_db one', () => {
+    for (const f of expected.findings) {
+      if (f.subclass === 'exploit_scanner') expect(f.templateId, f.id).toMatch(/^[\w.-]+$/);
+      else expect(f.cves?.length ?? 0, f.id).toBeGreaterThan(0);
+    }
+  });
+
+  it('lists every finding of a full scan: each planted issue, each CVE and each leak', () => {
+    const keys = expected.scanFindings.map((f) => JSON.stringify(f));
+    expect(new Set(keys).size).toBe(keys.length);
+    const ids = new Set(PLANTED_IDS);
+    for (const f of expected.scanFindings)
+      if (f.subclass !== 'leakcheck' && f.planted) expect(ids).toContain(f.planted);
+    for (const p of expected.findings) {
+      const mine = expected.scanFindings.filter((f) => f.subclass !== 'leakcheck' && f.planted === p.id);
+      if (p.subclass === 'exploit_scanner')
+        expect(
+          mine.map((f) => (f.subclass === 'exploit_scanner' ? `${f.templateId}@${f.host}` : '')),
+        ).toEqual([`${p.templateId}@${p.host}`]);
+      else
+        expect(mine.map((f) => (f.subclass === 'exploit_db' ? f.cve : '')).sort()).toEqual(
+          [...(p.cves ?? [])].sort(),
+        );
+    }
+    const leaks = expected.scanFindings.flatMap((f) =>
+      f.subclass === 'leakcheck' ? [`${f.email} ${f.leakDate}`] : [],
+    );
+    expect(leaks.sort()).toEqual(expected.leakCorpus.map((l) => `${l.email} ${l.leakDate}`).sort());
+  });
+
+  it('publishes a CVE feed (NVD 2.0) that covers every CVE the scan must report', () => {
+    const feed = JSON.parse(readFileSync(LAB_CVE_FEED_PATH, 'utf8')) as {
+      vulnerabilities: { cve: { id: string } }[];
+    };
+    const inFeed = feed.vulnerabilities.map((v) => v.cve.id).sort();
+    expect(inFeed).toEqual(LAB_CVES.map((c) => c.id).sort());
+    expect(feed).toEqual(labCveFeed());
+    const wanted = new Set(
+      expected.scanFindings.flatMap((f) => (f.subclass === 'exploit_db' ? [f.cve] : [])),
+    );
+    expect([...wanted].sort()).toEqual(inFeed);
   });
 
   it('has a synthetic leak corpus for the lab domains', () => {

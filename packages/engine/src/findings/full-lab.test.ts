@@ -1,17 +1,16 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { type Lab, startLab } from '@perimeter/lab';
+import { type ExpectedScanFinding, LAB_CVE_FEED_PATH, type Lab, startLab } from '@perimeter/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalLeakIndex } from '../leaks/local-leak-index.js';
 import type { ScanEvent } from '../pipeline/events.js';
 import { scan } from '../pipeline/scan.js';
 import type { ScanConfig } from '../pipeline/scan-config.js';
 import { BUILTIN_TEMPLATES_DIR } from '../templates/template-stage.js';
-import { importFeedFile, importNvd20 } from '../vulndb/vuln-importers.js';
+import { importNvd20 } from '../vulndb/vuln-importers.js';
 import { MemoryVulnStore } from '../vulndb/vuln-store.js';
 import { createFindingStages } from './finding-stages.js';
-import { datasetPath } from './test-datasets.js';
-import type { CveFinding, Finding, LeakFinding, TemplateFinding } from './types.js';
+import type { Finding } from './types.js';
 
 interface LabMap {
   templates: Record<string, string>;
@@ -20,9 +19,34 @@ interface LabMap {
 }
 const labMap = JSON.parse(readFileSync(path.join(BUILTIN_TEMPLATES_DIR, 'lab-map.json'), 'utf8')) as LabMap;
 
-const cveDir = datasetPath('cve');
-const retireDir = datasetPath('retirejs');
-const datasets = Boolean(cveDir && retireDir);
+/** Port and path of where a template matched: a URL, `host:port`, or a DNS name (neither). */
+function locationOf(matchedAt: string): string {
+  if (matchedAt.includes('://')) {
+    const scheme = matchedAt.slice(0, matchedAt.indexOf(':'));
+    const rest = matchedAt.slice(matchedAt.indexOf('://') + 3);
+    const slash = rest.indexOf('/');
+    const authority = slash === -1 ? rest : rest.slice(0, slash);
+    const port = /:(\d+)$/.exec(authority)?.[1] ?? (scheme === 'https' ? '443' : '80');
+    // The path as sent (the URL class would resolve `/../`).
+    return `:${port}${slash === -1 ? '/' : rest.slice(slash)}`;
+  }
+  const port = /:(\d+)$/.exec(matchedAt)?.[1];
+  return port ? `:${port}` : '';
+}
+
+/** One line per finding, the same shape for what the scan reported and for expected.json. */
+function keyOf(f: Finding | ExpectedScanFinding): string {
+  switch (f.subclass) {
+    case 'exploit_scanner':
+      return 'matchedAt' in f
+        ? `exploit_scanner ${f.templateId} ${f.host}${locationOf(f.matchedAt)}`
+        : `exploit_scanner ${f.templateId} ${f.host}${f.port ? `:${f.port}` : ''}${f.path ?? ''}`;
+    case 'exploit_db':
+      return `exploit_db ${f.cve} ${f.host}:${f.port ?? ''} ${f.tech} ${f.version}`;
+    case 'leakcheck':
+      return `leakcheck ${f.email} ${f.leakDate} ${[...f.sources].sort().join('|')} ${f.mainDomain}`;
+  }
+}
 
 let lab: Lab;
 let store: MemoryVulnStore;
@@ -53,15 +77,10 @@ async function fullScan(): Promise<{ findings: Finding[]; events: ScanEvent[]; m
 let first: Awaited<ReturnType<typeof fullScan>>;
 
 beforeAll(async () => {
-  if (!datasets) return;
   lab = await startLab({ subnet: '127.0.79', dnsPort: 0 });
+  // The product's own data: the CVE feed the lab publishes, no shared datasets.
   store = new MemoryVulnStore();
-  await store.add(await importFeedFile(path.join(cveDir as string, 'nvd-json-1.1/nvdcve-1.1-sample.json')));
-  for (const f of ['CVE-2021-41773.json', 'CVE-2021-43798.json'])
-    await store.add(
-      importNvd20(JSON.parse(readFileSync(path.join(cveDir as string, 'nvd-json-2.0-examples', f), 'utf8'))),
-    );
-  await store.add(await importFeedFile(path.join(retireDir as string, 'jsrepository-v5.json')));
+  await store.add(importNvd20(JSON.parse(readFileSync(LAB_CVE_FEED_PATH, 'utf8'))));
   first = await fullScan();
   console.log(
     `full lab scan (all classes): ${(first.ms / 1000).toFixed(1)} s, ${first.findings.length} findings`,
@@ -72,7 +91,7 @@ afterAll(async () => {
   await lab?.stop();
 });
 
-describe.skipIf(!datasets)('known-answer: full scan of the lab (all classes)', () => {
+describe('known-answer: full scan of the lab (all classes)', () => {
   it('runs every stage to the end', () => {
     const summary = first.events.at(-1);
     expect(summary?.type).toBe('summary');
@@ -89,55 +108,85 @@ describe.skipIf(!datasets)('known-answer: full scan of the lab (all classes)', (
     ]);
   });
 
-  it('exploit_scanner: every planted issue, and only planted or listed ones', () => {
-    const expected = lab.expected();
-    const templates = first.findings.filter((f): f is TemplateFinding => f.subclass === 'exploit_scanner');
-    const found = [...new Set(templates.map((f) => `${f.templateId}@${f.host}`))].sort();
-    const planted = Object.entries(labMap.templates).map(
-      ([id, t]) => `${t}@${expected.findings.find((f) => f.id === id)?.host}`,
-    );
-    const unlisted = labMap.unlistedLabFindings.flatMap((u) => u.hosts.map((h) => `${u.templateId}@${h}`));
-    expect(found.filter((f) => !planted.includes(f) && !unlisted.includes(f))).toEqual([]);
-    expect(planted.filter((p) => !found.includes(p))).toEqual([]);
+  it('reports exactly the findings of expected.json: none missing, none extra', () => {
+    const expected = lab.expected().scanFindings.map(keyOf).sort();
+    const found = first.findings.map(keyOf).sort();
+    // A finding reported twice would hide behind a set comparison.
+    expect(new Set(found).size).toBe(found.length);
+    expect(found.filter((k) => !expected.includes(k))).toEqual([]);
+    expect(expected.filter((k) => !found.includes(k))).toEqual([]);
+    expect(found).toEqual(expected);
+    for (const subclass of ['exploit_scanner', 'exploit_db', 'leakcheck']) {
+      expect(found.filter((k) => k.startsWith(subclass)).length, subclass).toBeGreaterThan(0);
+    }
   });
 
-  it('exploit_db: every planted CVE the loaded feeds know is reported on its host', async () => {
+  it('every planted issue is among them, with its template id or CVEs', () => {
     const expected = lab.expected();
-    const cves = first.findings.filter((f): f is CveFinding => f.subclass === 'exploit_db');
-    const missing: string[] = [];
-    let checked = 0;
-    for (const id of labMap.cveMatching) {
-      const issue = expected.findings.find((f) => f.id === id);
-      for (const cve of issue?.cves ?? []) {
-        if (!(await store.get(cve))) continue;
-        checked++;
-        if (!cves.some((f) => f.cve === cve && f.host === issue?.host && f.version === issue?.version))
-          missing.push(`${id}: ${cve} on ${issue?.host}`);
+    const reported = expected.scanFindings;
+    for (const issue of expected.findings) {
+      const mine = reported.flatMap((f) => (f.subclass !== 'leakcheck' && f.planted === issue.id ? [f] : []));
+      if (issue.subclass === 'exploit_scanner') {
+        expect(issue.templateId, issue.id).toBeTruthy();
+        expect(
+          mine.map((f) => (f.subclass === 'exploit_scanner' ? f.templateId : '')),
+          issue.id,
+        ).toEqual([issue.templateId]);
+        expect(mine[0]?.host).toBe(issue.host);
+      } else {
+        expect(mine.map((f) => (f.subclass === 'exploit_db' ? f.cve : '')).sort(), issue.id).toEqual(
+          [...(issue.cves ?? [])].sort(),
+        );
+        for (const f of mine)
+          expect(`${f.host} ${f.subclass === 'exploit_db' ? f.version : ''}`).toBe(
+            `${issue.host} ${issue.version}`,
+          );
       }
     }
-    console.log(`planted CVEs present in the loaded feeds: ${checked}; exploit_db findings: ${cves.length}`);
-    expect(checked).toBeGreaterThan(0);
-    expect(missing).toEqual([]);
-    for (const f of cves) {
-      expect(f.lastCheckTs).toMatch(/^\d{4}-/);
-      expect(['critical', 'high', 'medium', 'low', 'info', 'unknown']).toContain(f.severity);
+  });
+
+  it('findings carry what the spec asks for each family; leak passwords are masked', () => {
+    const expected = lab.expected();
+    for (const f of first.findings) {
+      expect(f.fingerprint.length, keyOf(f)).toBeGreaterThan(8);
+      if (f.subclass === 'exploit_scanner') {
+        expect(f.name.length).toBeGreaterThan(0);
+        expect(f.evidence?.curl.length ?? 0, f.templateId).toBeGreaterThan(0);
+      }
+      if (f.subclass === 'exploit_db') {
+        expect(f.lastCheckTs).toMatch(/^\d{4}-/);
+        expect(f.infoCreatedTs).toMatch(/^\d{4}-/);
+        expect(f.cvssScore).toBeGreaterThan(0);
+        expect(['critical', 'high', 'medium', 'low']).toContain(f.severity);
+      }
+      if (f.subclass === 'leakcheck') {
+        const clear =
+          expected.leakCorpus.find((c) => c.email === f.email && c.leakDate === f.leakDate)?.password ?? '';
+        expect(f.password).not.toBe(clear);
+        expect(f.password.length).toBe([...clear].length);
+        expect(JSON.stringify(f)).not.toContain(clear);
+      }
     }
   });
 
-  it('leakcheck: exactly the leak corpus, masked', () => {
+  it('templates/lab-map.json (read by the server tests) agrees with expected.json', () => {
     const expected = lab.expected();
-    const leaks = first.findings.filter((f): f is LeakFinding => f.subclass === 'leakcheck');
-    const want = expected.leakCorpus
-      .map((l) => `${l.email} ${l.leakDate} ${[...l.sources].sort().join('|')}`)
-      .sort();
-    expect(leaks.map((l) => `${l.email} ${l.leakDate} ${l.sources.join('|')}`).sort()).toEqual(want);
-    for (const l of leaks) {
-      const clear =
-        expected.leakCorpus.find((c) => c.email === l.email && c.leakDate === l.leakDate)?.password ?? '';
-      expect(l.password).not.toBe(clear);
-      expect(l.password.length).toBe([...clear].length);
-      expect(JSON.stringify(l)).not.toContain(clear);
-    }
+    const planted = Object.fromEntries(
+      expected.findings.filter((f) => f.templateId).map((f) => [f.id, f.templateId as string]),
+    );
+    expect(labMap.templates).toEqual(planted);
+    expect([...labMap.cveMatching].sort()).toEqual(
+      expected.findings
+        .filter((f) => f.subclass === 'exploit_db')
+        .map((f) => f.id)
+        .sort(),
+    );
+    const unlisted = expected.scanFindings.flatMap((f) =>
+      f.subclass === 'exploit_scanner' && !f.planted ? [`${f.templateId}@${f.host}`] : [],
+    );
+    expect(
+      labMap.unlistedLabFindings.flatMap((u) => u.hosts.map((h) => `${u.templateId}@${h}`)).sort(),
+    ).toEqual(unlisted.sort());
   });
 
   it('a second scan reports the same fingerprints', async () => {
