@@ -70,6 +70,8 @@ export const findingsExploitScanner = pgTable(
     index('fes_user_main_domain_idx').on(t.userId, t.mainDomain, t.id),
     index('fes_user_subdomain_idx').on(t.userId, t.subdomain, t.id),
     index('fes_user_add_ts_idx').on(t.userId, t.addTs, t.id),
+    // main_domain equality with the default order (severity): the page is read in index order.
+    index('fes_user_main_domain_sev_idx').on(t.userId, t.mainDomain, t.severityOrdering, t.id),
   ],
 );
 
@@ -101,6 +103,7 @@ export const findingsExploitDb = pgTable(
     index('fdb_user_cve_idx').on(t.userId, t.cve, t.id),
     index('fdb_user_add_ts_idx').on(t.userId, t.addTs, t.id),
     index('fdb_user_severity_idx').on(t.userId, t.severityOrdering, t.id),
+    index('fdb_user_main_domain_sev_idx').on(t.userId, t.mainDomain, t.severityOrdering, t.id),
   ],
 );
 
@@ -124,6 +127,8 @@ export const findingsLeakcheck = pgTable(
     index('flc_user_leak_date_idx').on(t.userId, t.leakDate, t.id),
     index('flc_user_main_domain_idx').on(t.userId, t.mainDomain, t.id),
     index('flc_user_add_ts_idx').on(t.userId, t.addTs, t.id),
+    // leakcheck's default order is add_ts.
+    index('flc_user_main_domain_add_ts_idx').on(t.userId, t.mainDomain, t.addTs, t.id),
   ],
 );
 

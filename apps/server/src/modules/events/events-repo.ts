@@ -55,10 +55,16 @@ const SUBCLASS_CLASS = {
   leakcheck: 'class_information_gathering',
 } as const;
 
-function textMatch(column: SQL | AnyColumn, value: string, contains: boolean): SQL {
-  return contains
-    ? sql`${column} ilike ${`%${escapeLike(value)}%`}`
-    : sql`lower(${column}) = lower(${value})`;
+/**
+ * Case-insensitive text filter. `contains` is an ILIKE '%…%' served by the trigram indexes
+ * (migration 0006). Equality on host names (main_domain, subdomain: stored lower-case) compares
+ * with `=` so the btree indexes serve it in order; other columns (e-mail) use an ILIKE without
+ * wildcards, which is a case-insensitive equality the trigram index can serve.
+ */
+function textMatch(column: SQL | AnyColumn, value: string, contains: boolean, storedLowerCase = false): SQL {
+  if (contains) return sql`${column} ilike ${`%${escapeLike(value)}%`}`;
+  if (storedLowerCase) return sql`${column} = ${value.trim().toLowerCase()}`;
+  return sql`${column} ilike ${escapeLike(value)}`;
 }
 
 export type FindingRow =
@@ -93,13 +99,10 @@ export async function listFindings(
         t.mainDomain,
         body.main_domain_filter_opt.domain_filter,
         body.main_domain_filter_opt.is_contains,
+        true,
       ),
     );
   if (body.hide_resolved) conditions.push(sql`not ${t.resolved} and ${t.status} <> 'fixed'`);
-  if (scanId)
-    conditions.push(
-      sql`exists (select 1 from ${findingSightings} s where s.scan_id = ${scanId}::uuid and s.finding_id = ${t.id})`,
-    );
   if (body.scan_subclass === 'exploit_scanner' || body.scan_subclass === 'exploit_db') {
     const tt = body.scan_subclass === 'exploit_scanner' ? findingsExploitScanner : findingsExploitDb;
     if (body.subdomain_filter_opt)
@@ -108,6 +111,7 @@ export async function listFindings(
           tt.subdomain,
           body.subdomain_filter_opt.subdomain_filter,
           body.subdomain_filter_opt.is_contains,
+          true,
         ),
       );
   }
@@ -150,6 +154,13 @@ export async function listFindings(
   // index serves the page directly, forwards or backwards, without sorting the user's findings.
   const order =
     direction === 'asc' ? [asc(sortColumn ?? t.addTs), asc(t.id)] : [desc(sortColumn ?? t.addTs), desc(t.id)];
+  // Only the owner filter: a one-scan total is counted on finding_sightings alone (index-only on
+  // (scan_id, subclass)) rather than by probing the sightings for every finding of the user.
+  const unfiltered = conditions.length === 1;
+  if (scanId)
+    conditions.push(
+      sql`exists (select 1 from ${findingSightings} s where s.scan_id = ${scanId}::uuid and s.finding_id = ${t.id})`,
+    );
   const where = and(...conditions);
   // The three tables share the lifecycle columns; Drizzle needs one concrete table per query.
   const table = t as typeof findingsExploitScanner;
@@ -164,7 +175,9 @@ export async function listFindings(
     // Counting stops at COUNT_CAP + 1 rows: past that the total is a lower bound, not a scan of
     // every finding of the user on each page request.
     db.execute<{ n: number }>(
-      sql`select count(*)::int as n from (select 1 from ${table} where ${where} limit ${COUNT_CAP + 1}) capped`,
+      scanId && unfiltered
+        ? sql`select count(*)::int as n from (select 1 from ${findingSightings} s where s.scan_id = ${scanId}::uuid and s.subclass = ${sub} limit ${COUNT_CAP + 1}) capped`
+        : sql`select count(*)::int as n from (select 1 from ${table} where ${where} limit ${COUNT_CAP + 1}) capped`,
     ),
   ]);
   const counted = Number(count.rows[0]?.n ?? 0);

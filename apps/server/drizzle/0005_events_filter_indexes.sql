@@ -1,0 +1,3 @@
+CREATE INDEX "fdb_user_main_domain_sev_idx" ON "findings_exploit_db" USING btree ("user_id","main_domain","severity_ordering","id");--> statement-breakpoint
+CREATE INDEX "fes_user_main_domain_sev_idx" ON "findings_exploit_scanner" USING btree ("user_id","main_domain","severity_ordering","id");--> statement-breakpoint
+CREATE INDEX "flc_user_main_domain_add_ts_idx" ON "findings_leakcheck" USING btree ("user_id","main_domain","add_ts","id");

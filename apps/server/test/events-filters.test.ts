@@ -1,0 +1,194 @@
+import type { CveFinding, LeakFinding, TemplateFinding } from '@perimeter/engine';
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { scans } from '../src/db/schema/index.ts';
+import { upsertFindings } from '../src/modules/scans/scans-repo.ts';
+import { createTestApp, type TestApp } from './support/app.ts';
+import { type Api, createScan, seedScan, signUp } from './support/scan-lab.ts';
+
+/**
+ * The events filters after the index work of migrations 0005/0006: equality on host names served by
+ * btree indexes (still case-insensitive for the caller), contains by trigram indexes, e-mail equality
+ * by ILIKE, and one-scan totals counted on finding_sightings.
+ */
+let t: TestApp;
+let api: Api;
+let userId: string;
+let targetId: string;
+let scanA: string;
+let scanB: string;
+
+type Page = { items: Record<string, unknown>[]; total: number; total_exact: boolean };
+
+const es = (fp: string, sub: string, domain = 'filters.example.com'): TemplateFinding => ({
+  subclass: 'exploit_scanner',
+  fingerprint: fp,
+  templateId: `tpl-${fp}`,
+  name: `Finding ${fp}`,
+  severity: 'medium',
+  severityOrdering: 3,
+  host: sub ? `${sub}.${domain}` : domain,
+  mainDomain: domain,
+  subdomain: sub,
+  matchedAt: `http://${sub}.${domain}/`,
+  extracted: [],
+  references: [],
+  tags: [],
+});
+
+const leak = (fp: string, email: string): LeakFinding => ({
+  subclass: 'leakcheck',
+  fingerprint: fp,
+  email,
+  password: 'pa******rd',
+  sources: ['combo'],
+  leakDate: '2020-01-01',
+  mainDomain: 'filters.example.com',
+});
+
+const cve = (fp: string, cveId: string): CveFinding => ({
+  subclass: 'exploit_db',
+  fingerprint: fp,
+  tech: 'nginx',
+  version: '1.14.0',
+  cve: cveId,
+  severity: 'high',
+  severityOrdering: 4,
+  lastCheckTs: new Date().toISOString(),
+  host: 'www.filters.example.com',
+  mainDomain: 'filters.example.com',
+  subdomain: 'www',
+  references: [],
+});
+
+async function scanSeeing(findings: {
+  exploit_scanner?: TemplateFinding[];
+  exploit_db?: CveFinding[];
+  leakcheck?: LeakFinding[];
+}): Promise<string> {
+  const db = t.runtime.ctx.db;
+  const scan = await createScan(api, targetId);
+  await upsertFindings(db, scan.id, userId, {
+    exploit_scanner: (findings.exploit_scanner ?? []).map((finding) => ({ targetId, finding })),
+    exploit_db: (findings.exploit_db ?? []).map((finding) => ({ targetId, finding })),
+    leakcheck: (findings.leakcheck ?? []).map((finding) => ({ targetId, finding })),
+  });
+  await db.update(scans).set({ status: 'done' }).where(eq(scans.id, scan.id));
+  return scan.id;
+}
+
+async function events(body: Record<string, unknown>, path = '/main/get_all_user_abstract_scan_events') {
+  const res = await api.post<{ data: Page }>(path, body);
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body.data;
+}
+
+beforeAll(async () => {
+  t = await createTestApp({ PERIMETER_DNS_SERVERS: '127.0.0.1:9' });
+  ({ api, userId } = await signUp(t, 'business'));
+  ({ targetId } = await seedScan(t, api, userId, 'filters.example.com'));
+  scanA = await scanSeeing({
+    exploit_scanner: [es('a1', 'app'), es('a2', 'api'), es('a3', 'www')],
+    leakcheck: [leak('l1', 'Alice@Filters.example.com'), leak('l2', 'bob@filters.example.com')],
+  });
+  scanB = await scanSeeing({ exploit_scanner: [es('a1', 'app'), es('b1', 'mail')] });
+});
+afterAll(async () => t?.close());
+
+describe('events filters', () => {
+  it('has the filter indexes (btree for host-name equality, trigram for contains)', async () => {
+    const { rows } = await t.runtime.ctx.database.pool.query<{ indexname: string }>(
+      `select indexname from pg_indexes where tablename like 'findings_%'`,
+    );
+    const names = rows.map((r) => r.indexname);
+    for (const name of [
+      'fes_user_main_domain_sev_idx',
+      'fdb_user_main_domain_sev_idx',
+      'flc_user_main_domain_add_ts_idx',
+      'fes_subdomain_trgm_idx',
+      'fes_main_domain_trgm_idx',
+      'fdb_subdomain_trgm_idx',
+      'fdb_main_domain_trgm_idx',
+      'flc_email_trgm_idx',
+      'flc_main_domain_trgm_idx',
+      'flc_email_domain_trgm_idx',
+    ])
+      expect(names).toContain(name);
+  });
+
+  it('main_domain equality is case-insensitive and exact', async () => {
+    const page = await events({
+      scan_subclass: 'exploit_scanner',
+      main_domain_filter_opt: { domain_filter: ' Filters.Example.COM ', is_contains: false },
+    });
+    // seedScan's finding + a1, a2, a3, b1.
+    expect(page.total).toBe(5);
+    const none = await events({
+      scan_subclass: 'exploit_scanner',
+      main_domain_filter_opt: { domain_filter: 'example.com', is_contains: false },
+    });
+    expect(none.total).toBe(0);
+  });
+
+  it('contains filters match substrings case-insensitively, with LIKE wildcards taken literally', async () => {
+    const page = await events({
+      scan_subclass: 'exploit_scanner',
+      subdomain_filter_opt: { subdomain_filter: 'AP', is_contains: true },
+    });
+    expect(page.items.map((i) => i.subdomain).sort()).toEqual(['api', 'app']);
+    const wildcard = await events({
+      scan_subclass: 'exploit_scanner',
+      subdomain_filter_opt: { subdomain_filter: 'a_p', is_contains: true },
+    });
+    expect(wildcard.total).toBe(0);
+    const domain = await events({
+      scan_subclass: 'exploit_scanner',
+      main_domain_filter_opt: { domain_filter: 'ILTERS.exa', is_contains: true },
+    });
+    expect(domain.total).toBe(5);
+  });
+
+  it('e-mail equality is case-insensitive; e-mail contains works', async () => {
+    const exact = await events({
+      scan_subclass: 'leakcheck',
+      email_filter_opt: { email_filter: 'alice@filters.EXAMPLE.com', is_contains: false },
+    });
+    expect(exact.items.map((i) => i.email)).toEqual(['Alice@Filters.example.com']);
+    const partial = await events({
+      scan_subclass: 'leakcheck',
+      email_filter_opt: { email_filter: 'BOB@', is_contains: true },
+    });
+    expect(partial.items.map((i) => i.email)).toEqual(['bob@filters.example.com']);
+  });
+
+  it('one-scan views list and count only what that scan saw, with and without other filters', async () => {
+    const path = '/main/get_one_user_abstract_scan_events';
+    const a = await events({ id: scanA, scan_subclass: 'exploit_scanner' }, path);
+    expect(a.total).toBe(3);
+    expect(a.items.map((i) => i.subdomain).sort()).toEqual(['api', 'app', 'www']);
+    const b = await events({ id: scanB, scan_subclass: 'exploit_scanner' }, path);
+    expect(b.total).toBe(2);
+    const bFiltered = await events(
+      {
+        id: scanB,
+        scan_subclass: 'exploit_scanner',
+        subdomain_filter_opt: { subdomain_filter: 'mail', is_contains: false },
+      },
+      path,
+    );
+    expect(bFiltered.total).toBe(1);
+    expect(bFiltered.items[0]?.subdomain).toBe('mail');
+    const leaks = await events({ id: scanA, scan_subclass: 'leakcheck' }, path);
+    expect(leaks.total).toBe(2);
+    const noLeaks = await events({ id: scanB, scan_subclass: 'leakcheck' }, path);
+    expect(noLeaks.total).toBe(0);
+    expect(noLeaks.items).toEqual([]);
+  });
+
+  it('keeps cve findings apart from the others (vulnerabilities_existence=with)', async () => {
+    await scanSeeing({ exploit_db: [cve('c1', 'CVE-2021-23017')] });
+    const withCve = await events({ scan_subclass: 'exploit_db', vulnerabilities_existence: 'with' });
+    expect(withCve.items.every((i) => typeof i.cve === 'string' && i.cve !== '')).toBe(true);
+    expect(withCve.total).toBe(2);
+  });
+});
