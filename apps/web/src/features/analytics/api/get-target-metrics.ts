@@ -1,0 +1,15 @@
+import type { TTargetMetrics } from '@perimeter/contracts';
+import { analyticsApi } from './analytics-api.ts';
+
+export type TTargetMetricsArgs = { days: number; user_target_id?: string };
+
+export const getTargetMetricsApi = analyticsApi.injectEndpoints({
+  endpoints: (b) => ({
+    getTargetMetrics: b.query<TTargetMetrics, TTargetMetricsArgs>({
+      query: (params) => ({ url: '/main/get_target_metrics', params }),
+      providesTags: ['TargetMetrics'],
+    }),
+  }),
+});
+
+export const { useGetTargetMetricsQuery } = getTargetMetricsApi;
