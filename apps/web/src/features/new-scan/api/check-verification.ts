@@ -1,0 +1,13 @@
+import type { TTargetRef, TVerificationResult } from '@perimeter/contracts';
+import { newScanApi } from './new-scan-api.ts';
+
+export const checkVerificationApi = newScanApi.injectEndpoints({
+  endpoints: (b) => ({
+    checkVerification: b.mutation<TVerificationResult, TTargetRef>({
+      query: (body) => ({ url: '/main/user_target/check_verification', method: 'POST', body }),
+      invalidatesTags: (result) => (result?.verified ? ['Targets', 'Dashboard'] : []),
+    }),
+  }),
+});
+
+export const { useCheckVerificationMutation } = checkVerificationApi;

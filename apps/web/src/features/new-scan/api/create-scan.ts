@@ -1,0 +1,14 @@
+import type { TCreateScanBody, TScan } from '@perimeter/contracts';
+import { newScanApi } from './new-scan-api.ts';
+
+/** POST /main/create_abstract_scan: the scan is stored with status `created`. */
+export const createScanApi = newScanApi.injectEndpoints({
+  endpoints: (b) => ({
+    createScan: b.mutation<TScan, TCreateScanBody>({
+      query: (body) => ({ url: '/main/create_abstract_scan', method: 'POST', body }),
+      invalidatesTags: ['Scans', 'Dashboard'],
+    }),
+  }),
+});
+
+export const { useCreateScanMutation } = createScanApi;
