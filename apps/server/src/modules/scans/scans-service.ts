@@ -2,14 +2,17 @@ import {
   SEVERITIES,
   type TCreateScanBody,
   type TScan,
+  type TScanConfig,
   type TScanProgress,
   type TScanStatus,
   type TScansStatsQuery,
   type TScopeBody,
   type TScopeItem,
   type TSeverityCounts,
+  type TTargetRef,
   type TTargetType,
 } from '@perimeter/contracts';
+import type { DbOrTx } from '../../db/client.ts';
 import { badRequest, conflict, forbidden, notFound } from '../../lib/errors.ts';
 import type { AppContext } from '../../server/context.ts';
 import { limitsOf } from '../targets/targets-fns.ts';
@@ -73,47 +76,72 @@ async function ownScan(ctx: AppContext, userId: string, id: string): Promise<rep
   return row;
 }
 
-export async function createScan(ctx: AppContext, userId: string, body: TCreateScanBody): Promise<TScan> {
-  const ids = [...new Set(body.targets.map((t) => t.user_target_id))];
-  const rows = await getTargetsByIds(ctx.db, userId, ids);
-  for (const ref of body.targets) {
+/** What a new scan asks for, from the API (create_abstract_scan) or from a schedule. */
+export interface NewScanRequest {
+  targets: TTargetRef[];
+  scanType: 'full' | 'custom';
+  config: TScanConfig | undefined;
+}
+
+/**
+ * Creates a scan (status created) inside the caller's transaction after every check a new scan
+ * needs: targets owned, live and of one type, the plan's custom-scan and subclass limits. The ONE
+ * place scans are created: the create_abstract_scan endpoint and the scheduler (in its own
+ * transaction, through schedules/scan-bridge.ts) both call it. No network calls here: ownership
+ * proofs are re-checked by startScan.
+ */
+export async function createScanInTx(
+  tx: DbOrTx,
+  userId: string,
+  request: NewScanRequest,
+): Promise<repo.ScanRow> {
+  const ids = [...new Set(request.targets.map((t) => t.user_target_id))];
+  if (ids.length === 0) throw badRequest('A scan needs at least one target.');
+  const rows = await getTargetsByIds(tx, userId, ids);
+  for (const ref of request.targets) {
     const row = rows.find((r) => r.id === ref.user_target_id && r.targetType === ref.target_type);
     if (!row) throw notFound('Target not found.');
     if (row.disabled) throw conflict(`${row.displayName} is disabled.`);
   }
   const types = new Set(rows.map((r) => r.targetType));
   if (types.size > 1) throw badRequest('A scan covers targets of one type; create one scan per type.');
-  const plan = limitsOf(await getUserPlan(ctx.db, userId));
-  if (body.scan_type === 'custom') {
+  const plan = limitsOf(await getUserPlan(tx, userId));
+  if (request.scanType === 'custom') {
     if (!plan.customScanConfig)
       throw forbidden(
         `Plan limit: the ${plan.name} plan does not include custom scans (class and subclass choice).`,
       );
-    if (
-      !body.custom_scan_config ||
-      body.custom_scan_config.classes.length + body.custom_scan_config.subclasses.length === 0
-    )
+    if (!request.config || request.config.classes.length + request.config.subclasses.length === 0)
       throw badRequest('A custom scan needs custom_scan_config with at least one class or subclass.', {
         custom_scan_config: ['Choose at least one class or subclass.'],
       });
   }
-  const resolved = resolveSubclasses(body.scan_type, body.custom_scan_config, plan.subclasses);
+  const resolved = resolveSubclasses(request.scanType, request.config, plan.subclasses);
   if (resolved.refused.length)
     throw forbidden(`Plan limit: the ${plan.name} plan does not include ${resolved.refused.join(', ')}.`);
+  const scan = await repo.insertScan(
+    tx,
+    {
+      userId,
+      status: 'created',
+      targetType: rows[0]?.targetType as string,
+      scanType: request.scanType,
+      customScanConfig: request.scanType === 'custom',
+      classes: resolved.classes,
+      subclasses: resolved.subclasses,
+    },
+    ids,
+  );
+  return scan;
+}
+
+export async function createScan(ctx: AppContext, userId: string, body: TCreateScanBody): Promise<TScan> {
   const scan = await ctx.db.transaction((tx) =>
-    repo.insertScan(
-      tx,
-      {
-        userId,
-        status: 'created',
-        targetType: rows[0]?.targetType as string,
-        scanType: body.scan_type,
-        customScanConfig: body.scan_type === 'custom',
-        classes: resolved.classes,
-        subclasses: resolved.subclasses,
-      },
-      ids,
-    ),
+    createScanInTx(tx, userId, {
+      targets: body.targets,
+      scanType: body.scan_type,
+      config: body.custom_scan_config,
+    }),
   );
   const [dto] = await toScans(ctx, [scan]);
   return dto as TScan;

@@ -1,16 +1,13 @@
 import type { TTargetRef } from '@perimeter/contracts';
-import { forbidden, notFound } from '../../lib/errors.ts';
-import { resolveSubclasses } from '../scans/scans-fns.ts';
-import { insertScan } from '../scans/scans-repo.ts';
-import { limitsOf } from '../targets/targets-fns.ts';
-import { getTargetsByIds, getUserPlan } from '../targets/targets-repo.ts';
+import { notFound } from '../../lib/errors.ts';
+import { createScanInTx } from '../scans/scans-service.ts';
 import type { ScanBridge } from './schedules-bridge.ts';
 import { enqueueScheduledStart } from './schedules-jobs.ts';
 import { ownedTargetTypes } from './schedules-repo.ts';
 
 /**
- * The scans module seen from schedules. Creating the scan mirrors scans-service createScan (same
- * checks, same row) but inside the scheduler's transaction; starting it — which re-checks ownership
+ * The scans module seen from schedules. Creating the scan is scans-service createScanInTx (the same
+ * function create_abstract_scan uses) inside the scheduler's transaction; starting it — which re-checks ownership
  * over the network and counts the monthly plan limit — is scans-service startScan, run by the
  * `schedule-start` job enqueued in that same transaction.
  */
@@ -22,33 +19,11 @@ export const scanBridge: ScanBridge = {
     }
   },
   async createAndStartScan(_ctx, tx, executeSql, request) {
-    const ids = [...new Set(request.targets.map((t) => t.user_target_id))];
-    const rows = await getTargetsByIds(tx, request.userId, ids);
-    for (const ref of request.targets) {
-      const row = rows.find((r) => r.id === ref.user_target_id && r.targetType === ref.target_type);
-      if (!row || row.disabled) throw notFound('A target of this schedule no longer exists or is disabled.');
-    }
-    const plan = limitsOf(await getUserPlan(tx, request.userId));
-    if (request.scanType === 'custom' && !plan.customScanConfig)
-      throw forbidden(
-        `Plan limit: the ${plan.name} plan does not include custom scans (class and subclass choice).`,
-      );
-    const resolved = resolveSubclasses(request.scanType, request.config, plan.subclasses);
-    if (resolved.refused.length)
-      throw forbidden(`Plan limit: the ${plan.name} plan does not include ${resolved.refused.join(', ')}.`);
-    const scan = await insertScan(
-      tx,
-      {
-        userId: request.userId,
-        status: 'created',
-        targetType: rows[0]!.targetType,
-        scanType: request.scanType,
-        customScanConfig: request.scanType === 'custom',
-        classes: resolved.classes,
-        subclasses: resolved.subclasses,
-      },
-      ids,
-    );
+    const scan = await createScanInTx(tx, request.userId, {
+      targets: request.targets,
+      scanType: request.scanType,
+      config: request.config,
+    });
     await enqueueScheduledStart(executeSql, { scanId: scan.id, userId: request.userId });
     return { scanId: scan.id };
   },
