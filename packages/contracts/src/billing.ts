@@ -102,7 +102,7 @@ export function planLimitations(key: TPlanKey): string[] {
     `${l.externalIps.toLocaleString('en-US')} ${assets}`,
     `${l.subdomains.toLocaleString('en-US')} subdomains`,
   ];
-  if (key === 'try_it') lines.unshift('One scan');
+  if (l.oneTimeScan) lines.unshift('One scan');
   return lines;
 }
 
@@ -228,6 +228,8 @@ export const ZBillingState = z.object({
     domains: z.number().int(),
     external_ips: z.number().int(),
     scans_this_month: z.number().int(),
+    /** Paid one-time scans (try_it) not used by a scan yet: the new-scan flow asks for a card at 0. */
+    one_time_scans_left: z.number().int().optional(),
   }),
 });
 export type TBillingState = z.infer<typeof ZBillingState>;

@@ -26,6 +26,11 @@ export interface TPlanLimits {
   subdomains: number;
   /** Scans started per calendar month (UTC). */
   scansPerMonth: number | null;
+  /**
+   * "one-time scan": each scan needs a paid one-time payment of its own, used by the scan's
+   * creation (a second scan on the same payment is refused with a 403).
+   */
+  oneTimeScan: boolean;
   /** Subclasses a scan may run. */
   subclasses: readonly ('exploit_scanner' | 'exploit_db' | 'leakcheck')[];
   /** "class/subclass choice": may create custom scans. */
@@ -41,15 +46,18 @@ export const PLAN_LIMITS: Record<TPlanKey, TPlanLimits> = {
     externalIps: 100,
     subdomains: 30,
     scansPerMonth: 1,
+    oneTimeScan: false,
     subclasses: ['exploit_scanner'],
     customScanConfig: false,
   },
-  // "scans three times per week": 12 a month.
+  // "one-time scan": one scan per paid one-time payment (not a monthly allowance; the "three times
+  // per week" of the spec's text describes the schedule choice, which needs a payment per run).
   try_it: {
     domains: 1,
     externalIps: 100,
     subdomains: 30,
-    scansPerMonth: 12,
+    scansPerMonth: null,
+    oneTimeScan: true,
     subclasses: ALL_SUBCLASSES,
     customScanConfig: true,
   },
@@ -58,6 +66,7 @@ export const PLAN_LIMITS: Record<TPlanKey, TPlanLimits> = {
     externalIps: 100,
     subdomains: 30,
     scansPerMonth: 4,
+    oneTimeScan: false,
     subclasses: ALL_SUBCLASSES,
     customScanConfig: false,
   },
@@ -66,6 +75,7 @@ export const PLAN_LIMITS: Record<TPlanKey, TPlanLimits> = {
     externalIps: 1000,
     subdomains: 200,
     scansPerMonth: 12,
+    oneTimeScan: false,
     subclasses: ALL_SUBCLASSES,
     customScanConfig: true,
   },
@@ -75,6 +85,7 @@ export const PLAN_LIMITS: Record<TPlanKey, TPlanLimits> = {
     externalIps: 10_000,
     subdomains: 10_000,
     scansPerMonth: null,
+    oneTimeScan: false,
     subclasses: ALL_SUBCLASSES,
     customScanConfig: true,
   },

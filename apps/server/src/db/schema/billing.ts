@@ -83,10 +83,17 @@ export const billingInvoices = pgTable(
     description: text('description').notNull(),
     card: text('card'),
     createdAt: createdAt(),
+    /**
+     * A paid one-time payment (try_it) buys one scan: the scan that used it, set once by scan
+     * creation (scans-repo claimOneTimePayment); null while unused.
+     */
+    consumedScanId: uuid('consumed_scan_id'),
+    consumedAt: timestamp('consumed_at', { withTimezone: true }),
   },
   (t) => [
     uniqueIndex('billing_invoices_external_key').on(t.provider, t.externalId),
     index('billing_invoices_user_idx').on(t.userId, t.createdAt),
+    uniqueIndex('billing_invoices_consumed_scan_key').on(t.consumedScanId),
   ],
 );
 

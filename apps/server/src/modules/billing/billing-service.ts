@@ -21,7 +21,7 @@ import {
 import { z } from 'zod';
 import { AppError, badRequest, conflict, notFound } from '../../lib/errors.ts';
 import type { AppContext } from '../../server/context.ts';
-import { countStartedThisMonth } from '../scans/scans-repo.ts';
+import { countStartedThisMonth, oneTimePayments } from '../scans/scans-repo.ts';
 import { countLive } from '../targets/targets-repo.ts';
 import { addPeriod, amountOf, checkLocalCard, checkoutMode, isNewer, planEffect } from './billing-fns.ts';
 import { type BillingProvider, createBillingProvider } from './billing-provider.ts';
@@ -256,12 +256,13 @@ export async function billingState(ctx: AppContext, userId: string): Promise<TBi
   await expireLocal(ctx, userId);
   const user = await repo.getUser(ctx.db, userId);
   if (!user) throw notFound();
-  const [sub, customer, invoices, live, scans] = await Promise.all([
+  const [sub, customer, invoices, live, scans, oneTime] = await Promise.all([
     repo.getSubscription(ctx.db, userId),
     repo.getCustomer(ctx.db, userId),
     repo.listInvoices(ctx.db, userId),
     countLive(ctx.db, userId),
     countStartedThisMonth(ctx.db, userId),
+    oneTimePayments(ctx.db, userId),
   ]);
   return {
     plan: planKey(user.plan),
@@ -290,7 +291,12 @@ export async function billingState(ctx: AppContext, userId: string): Promise<TBi
       card: i.card,
       created_at: i.createdAt.toISOString(),
     })),
-    usage: { domains: live.domains, external_ips: live.ips, scans_this_month: scans },
+    usage: {
+      domains: live.domains,
+      external_ips: live.ips,
+      scans_this_month: scans,
+      one_time_scans_left: oneTime.paid - oneTime.used,
+    },
   };
 }
 

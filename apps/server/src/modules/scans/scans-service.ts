@@ -132,8 +132,14 @@ export async function createScanInTx(
     },
     ids,
   );
+  // try_it: the scan uses one paid one-time payment, exactly once (rolled back with the scan).
+  if (plan.oneTimeScan && !(await repo.claimOneTimePayment(tx, userId, scan.id)))
+    throw forbidden(oneTimeScanUsed(plan.name));
   return scan;
 }
+
+const oneTimeScanUsed = (planName: string) =>
+  `Plan limit reached: the ${planName} plan is a one-time scan — one scan per one-time payment, and no unused payment is left. Pay for another one-time scan or choose a subscription plan.`;
 
 export async function createScan(ctx: AppContext, userId: string, body: TCreateScanBody): Promise<TScan> {
   const scan = await ctx.db.transaction((tx) =>
@@ -163,6 +169,9 @@ export async function startScan(ctx: AppContext, userId: string, id: string): Pr
   }
   const plan = limitsOf(await getUserPlan(ctx.db, userId));
   const started = await repo.withClientTransaction(ctx.database, async (db, executeSql) => {
+    // A scan created before the user moved to try_it uses a payment now (a no-op when bound already).
+    if (plan.oneTimeScan && !(await repo.claimOneTimePayment(db, userId, id)))
+      throw forbidden(oneTimeScanUsed(plan.name));
     if (plan.scansPerMonth !== null) {
       const used = await repo.countStartedThisMonth(db, userId);
       if (used >= plan.scansPerMonth)
