@@ -79,6 +79,7 @@ export function client(app: FastifyInstance, token?: string) {
     get: <T = Json>(url: string) => call<T>('GET', url),
     post: <T = Json>(url: string, body?: unknown) => call<T>('POST', url, body ?? {}),
     put: <T = Json>(url: string, body?: unknown) => call<T>('PUT', url, body),
+    patch: <T = Json>(url: string, body?: unknown) => call<T>('PATCH', url, body),
   };
 }
 

@@ -168,3 +168,25 @@ export function limitsOf(plan: string): TPlanLimits & { name: string } {
   const key = (PLAN_KEYS as readonly string[]).includes(plan) ? (plan as TPlanKey) : 'trial_scan';
   return { ...PLAN_LIMITS[key], name: PLAN_NAMES[key] };
 }
+
+const DAY_LABELS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'] as const;
+
+/**
+ * `periodicity` of a target: its enabled schedules, each as "Weekly: Sat 02:00 (Europe/Berlin)",
+ * "Daily 03:00 (UTC)" or "3× a week: Mon, Wed, Fri 03:00 (UTC)" (days Monday first), joined by "; ";
+ * null when no enabled schedule covers the target.
+ */
+export function describePeriodicity(
+  schedules: readonly { days: readonly number[]; startTime: string; tz: string }[],
+): string | null {
+  const parts = schedules.map((s) => {
+    const days = [...new Set(s.days)]
+      .filter((d) => d >= 0 && d <= 6)
+      .sort((a, b) => ((a + 6) % 7) - ((b + 6) % 7));
+    const when = `${s.startTime} (${s.tz})`;
+    if (days.length === 7) return `Daily ${when}`;
+    const names = days.map((d) => DAY_LABELS[d]).join(', ');
+    return days.length === 1 ? `Weekly: ${names} ${when}` : `${days.length}× a week: ${names} ${when}`;
+  });
+  return parts.length ? [...new Set(parts)].join('; ') : null;
+}

@@ -1,6 +1,6 @@
 import { and, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.ts';
-import { scans, scanTargets, targets, users } from '../../db/schema/index.ts';
+import { scanSchedules, scans, scanTargets, targets, users } from '../../db/schema/index.ts';
 
 export type TargetRow = typeof targets.$inferSelect;
 export type NewTargetRow = typeof targets.$inferInsert;
@@ -163,4 +163,36 @@ export async function openFindingCounts(
 export async function getUserPlan(db: DbOrTx, userId: string): Promise<string> {
   const [row] = await db.select({ plan: users.plan }).from(users).where(eq(users.id, userId));
   return row?.plan ?? 'trial_scan';
+}
+
+export interface TargetScheduleRow {
+  targetIds: string[];
+  days: number[];
+  startTime: string;
+  tz: string;
+}
+
+/** The user's enabled scan schedules that include any of these targets (for `periodicity`). */
+export async function enabledSchedulesOf(
+  db: DbOrTx,
+  userId: string,
+  targetIds: string[],
+): Promise<TargetScheduleRow[]> {
+  if (targetIds.length === 0) return [];
+  return db
+    .select({
+      targetIds: scanSchedules.targetIds,
+      days: scanSchedules.days,
+      startTime: scanSchedules.startTime,
+      tz: scanSchedules.tz,
+    })
+    .from(scanSchedules)
+    .where(
+      and(
+        eq(scanSchedules.userId, userId),
+        eq(scanSchedules.enabled, true),
+        sql`${scanSchedules.targetIds} && ${sql.param(targetIds)}::text[]`,
+      ),
+    )
+    .orderBy(scanSchedules.createdAt, scanSchedules.id);
 }

@@ -15,6 +15,7 @@ import { randomToken } from '../../lib/crypto.ts';
 import { badRequest, conflict, forbidden, notFound } from '../../lib/errors.ts';
 import type { AppContext } from '../../server/context.ts';
 import {
+  describePeriodicity,
   limitsOf,
   type NormalisedTarget,
   normaliseTarget,
@@ -125,9 +126,10 @@ const zeroCounts = (): TSeverityCounts => ({
 
 async function extend(ctx: AppContext, userId: string, rows: repo.TargetRow[]): Promise<TExtendedTarget[]> {
   const ids = rows.map((r) => r.id);
-  const [last, counts] = await Promise.all([
+  const [last, counts, schedules] = await Promise.all([
     repo.lastScans(ctx.db, userId, ids),
     repo.openFindingCounts(ctx.db, userId),
+    repo.enabledSchedulesOf(ctx.db, userId, ids),
   ]);
   return rows.map((row) => {
     const c = zeroCounts();
@@ -145,7 +147,7 @@ async function extend(ctx: AppContext, userId: string, rows: repo.TargetRow[]): 
             finished_at: scan.finishedAt?.toISOString() ?? null,
           }
         : null,
-      periodicity: null,
+      periodicity: describePeriodicity(schedules.filter((x) => x.targetIds.includes(row.id))),
       score: targetScore(c),
       status: row.disabled ? 'disabled' : row.verified ? 'verified' : 'unverified',
       counts: c,
