@@ -6,6 +6,9 @@ export type TScansStatsArgs = {
   offset: number;
   targets_type: TTargetType;
   status?: readonly TScanStatus[];
+  /** Only the scans of this target (user_target_id) of type filter_target_type. */
+  filter_user_target_id?: string;
+  filter_target_type?: TTargetType;
   /** true: custom scans only; false: full scans only. */
   custom_scan_config?: boolean;
   sort_key?: 'created_at' | 'started_at' | 'finished_at' | 'status' | 'scan_type';

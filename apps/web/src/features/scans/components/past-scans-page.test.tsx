@@ -1,14 +1,16 @@
-import type { TScan, TScanProgress } from '@perimeter/contracts';
+import type { TScan, TScanProgress, TTarget } from '@perimeter/contracts';
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { Route, Routes, useLocation } from 'react-router';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { makeUser, renderApp, signedIn } from '../../../test/render.tsx';
+import { captureDownloads } from '../testing/capture-downloads.ts';
 import { PastScansPage } from './past-scans-page.tsx';
 
 afterEach(() => {
   vi.useRealTimers();
   vi.unstubAllGlobals();
+  vi.restoreAllMocks();
 });
 
 const zero = { critical: 0, high: 0, medium: 0, low: 0, informational: 0, unknown: 0 };
@@ -135,7 +137,7 @@ describe('reports page (past scans)', () => {
     await waitFor(() => expect(listCalls(calls).at(-1)).toContain('offset=10'));
     expect(await screen.findByText('s10.lab.test')).toBeInTheDocument();
     expect(screen.getByText('11–20 of 23')).toBeInTheDocument();
-  });
+  }, 30_000);
 
   it('reads its state from the address on load', async () => {
     const calls = stubApi(() => Response.json({ data: { items: [scan('a', 'done')], total: 31 } }));
@@ -206,11 +208,13 @@ describe('reports page (past scans)', () => {
     });
     renderPage();
     const bar = await screen.findByTestId('progress-r1');
-    await waitFor(() => expect(bar).toHaveTextContent('10% · Stage: ports · about 2 min left'));
+    await waitFor(() => expect(bar).toHaveTextContent('10% · Stage: Open ports · about 2 min left'));
     expect(within(bar).getByRole('progressbar')).toHaveAttribute('aria-valuenow', '10');
     percent = 60;
     stage = 'templates';
-    await waitFor(() => expect(bar).toHaveTextContent('60% · Stage: templates'), { timeout: 8000 });
+    await waitFor(() => expect(bar).toHaveTextContent('60% · Stage: Vulnerability checks'), {
+      timeout: 8000,
+    });
     expect(within(bar).getByRole('progressbar')).toHaveAttribute('aria-valuenow', '60');
   }, 15_000);
 
@@ -248,5 +252,116 @@ describe('reports page (past scans)', () => {
     await user.click(screen.getByRole('button', { name: 'Retry' }));
     const empty = await screen.findByTestId('scans-empty');
     expect(within(empty).getByRole('link', { name: 'Start a new scan' })).toHaveAttribute('href', '/scans');
+  });
+
+  it('filters by one target: the choice goes to the address and to filter_user_target_id, and back', {
+    timeout: 30_000,
+  }, async () => {
+    const target = (id: string, name: string, type: TTarget['target_type'] = 'domain'): TTarget => ({
+      user_target_id: id,
+      target_type: type,
+      target: name,
+      display_name: name,
+      main_domain: type === 'domain' ? name : null,
+      ip_count: 1,
+      disabled: false,
+      verified: true,
+      verified_at: null,
+      created_at: '2026-11-01T10:00:00Z',
+    });
+    const targetCalls: string[] = [];
+    const calls = stubApi((url) => {
+      if (url.pathname.endsWith('/main/user_target/get_targets')) {
+        targetCalls.push(url.search);
+        return Response.json({
+          data: {
+            domain: [target('d1', 'shop.lab.test'), target('d2', 'blog.lab.test')],
+            peer: [target('p1', '127.0.0.2', 'peer')],
+            network: [],
+          },
+        });
+      }
+      if (url.pathname.endsWith('/main/get_user_abstract_scans_stats')) {
+        const id = url.searchParams.get('filter_user_target_id') ?? 'all';
+        return Response.json({ data: { items: [scan(`for-${id}`, 'done')], total: 1 } });
+      }
+      return Response.json({ detail: 'no', code: 'not_found' }, { status: 404 });
+    });
+    const user = userEvent.setup();
+    renderPage();
+    expect(await screen.findByText('for-all.lab.test')).toBeInTheDocument();
+    expect(targetCalls[0]).toBe('?targets_type=domain&disabled=false');
+
+    await user.click(screen.getByRole('combobox', { name: 'Target' }));
+    const options = await screen.findAllByRole('option');
+    expect(options.map((o) => o.textContent)).toEqual(['All targets', 'shop.lab.test', 'blog.lab.test']);
+    await user.click(screen.getByRole('option', { name: 'blog.lab.test' }));
+    await waitFor(() => expect(screen.getByTestId('location')).toHaveTextContent('?target=d2'));
+    await waitFor(() =>
+      expect(listCalls(calls).at(-1)).toBe(
+        'GET /api/main/get_user_abstract_scans_stats?limit=10&offset=0&targets_type=domain&filter_user_target_id=d2&filter_target_type=domain&sort_key=created_at&sort_order=desc',
+      ),
+    );
+    expect(await screen.findByText('for-d2.lab.test')).toBeInTheDocument();
+
+    // Another target type drops the target, which belongs to the old type.
+    await user.click(screen.getByRole('button', { name: 'Peers' }));
+    await waitFor(() => expect(screen.getByTestId('location')).toHaveTextContent('?type=peer'));
+    await waitFor(() => expect(listCalls(calls).at(-1)).not.toContain('filter_user_target_id'));
+    await waitFor(() => expect(targetCalls.at(-1)).toBe('?targets_type=peer&disabled=false'));
+
+    await user.click(screen.getByRole('combobox', { name: 'Target' }));
+    await user.click(await screen.findByRole('option', { name: '127.0.0.2' }));
+    await waitFor(() => expect(screen.getByTestId('location')).toHaveTextContent('?type=peer&target=p1'));
+    await waitFor(() =>
+      expect(listCalls(calls).at(-1)).toContain(
+        'targets_type=peer&filter_user_target_id=p1&filter_target_type=peer',
+      ),
+    );
+    await user.click(screen.getByRole('combobox', { name: 'Target' }));
+    await user.click(await screen.findByRole('option', { name: 'All targets' }));
+    await waitFor(() => expect(screen.getByTestId('location').textContent).toBe('?type=peer'));
+  });
+
+  it('reads the target filter from the address on load', async () => {
+    const calls = stubApi((url) =>
+      url.pathname.endsWith('/main/user_target/get_targets')
+        ? Response.json({ data: { domain: [], peer: [], network: [] } })
+        : Response.json({ data: { items: [scan('x', 'done')], total: 1 } }),
+    );
+    renderPage('/scans/past-scans?type=network&target=n9&status=done');
+    expect(await screen.findByText('x.lab.test')).toBeInTheDocument();
+    expect(listCalls(calls)[0]).toBe(
+      'GET /api/main/get_user_abstract_scans_stats?limit=10&offset=0&targets_type=network&filter_user_target_id=n9&filter_target_type=network&status=done&sort_key=created_at&sort_order=desc',
+    );
+  });
+
+  it('downloads the PDF of a done scan under the name the server gives, and opens a scan', async () => {
+    const bodies: unknown[] = [];
+    stubApi(async (url, req) => {
+      if (url.pathname.endsWith('/main/get_user_abstract_scans_stats'))
+        return Response.json({ data: { items: [scan('d1', 'done'), scan('r1', 'running')], total: 2 } });
+      if (url.pathname.endsWith('/main/get_user_events_file_report')) {
+        bodies.push(await req.json());
+        return new Response('%PDF-1.7', {
+          headers: {
+            'content-type': 'application/pdf',
+            'content-disposition': `attachment; filename="perimeter-report-d1.pdf"; filename*=UTF-8''perimeter-report-d1%C3%A9.pdf`,
+          },
+        });
+      }
+      if (url.pathname.endsWith('/main/get_user_abstract_scan_progress'))
+        return Response.json({ data: progress('r1', {}) });
+      return Response.json({ detail: 'no', code: 'not_found' }, { status: 404 });
+    });
+    const saved = captureDownloads();
+    const user = userEvent.setup();
+    renderPage();
+    const done = await screen.findByTestId('scan-d1');
+    expect(within(screen.getByTestId('scan-r1')).queryByRole('button', { name: /PDF/ })).toBeNull();
+    expect(within(done).getByRole('link', { name: 'Open' })).toHaveAttribute('href', '/scans/past-scans/d1');
+    await user.click(within(done).getByRole('button', { name: 'Download the PDF report of d1.lab.test' }));
+    await waitFor(() => expect(saved).toEqual(['perimeter-report-d1é.pdf']));
+    expect(bodies).toEqual([{ id: 'd1', format: 'pdf', options: { language: 'en' } }]);
   });
 });

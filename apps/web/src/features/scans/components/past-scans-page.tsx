@@ -27,28 +27,25 @@ import { SCAN_STATUSES, SEVERITIES, type TScan, type TTargetType } from '@perime
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
-import { useNotify } from '../../../components/feedback/snackbar.tsx';
 import { PageTitle } from '../../../components/ui/page-title.tsx';
 import { paths } from '../../../config/paths.ts';
-import { readApiError } from '../../../lib/api-client.ts';
 import { apiErrorMessage } from '../../../lib/errors.ts';
-import { useCancelScanMutation } from '../api/cancel-scan.ts';
+import { useGetScanTargetsQuery } from '../api/get-scan-targets.ts';
 import { useGetScansStatsQuery } from '../api/get-scans-stats.ts';
-import { useStartScanMutation } from '../api/start-scan.ts';
+import { useReportDownload } from '../hooks/use-report-download.ts';
 import {
   PAGE_SIZE,
   type TScanListState,
   type TSortKey,
   useScanListParams,
 } from '../hooks/use-scan-list-params.ts';
+import { isMoving, ScanActions } from './scan-actions.tsx';
 import { ScanProgress } from './scan-progress.tsx';
 import { ScanStatusChip } from './scan-status-chip.tsx';
 import { SEVERITY_COLOR } from './severity.ts';
 
 const LIST_POLL_MS = 5000;
 const TARGET_TYPES: readonly TTargetType[] = ['domain', 'peer', 'network'];
-
-const isMoving = (s: TScan) => s.status === 'running' || s.status === 'pending';
 
 function SortHeader({
   field,
@@ -75,55 +72,57 @@ function SortHeader({
   );
 }
 
-function ScanActions({ scan }: { scan: TScan }) {
+/** Only the scans of one target of the chosen type (filter_user_target_id). */
+function TargetFilter({
+  type,
+  value,
+  onChange,
+}: {
+  type: TTargetType;
+  value: string | null;
+  onChange: (target: string | null) => void;
+}) {
   const { t } = useTranslation();
-  const notify = useNotify();
-  const [start, startState] = useStartScanMutation();
-  const [cancel, cancelState] = useCancelScanMutation();
-  const run = async (action: 'start' | 'cancel') => {
-    try {
-      await (action === 'start' ? start(scan.id) : cancel(scan.id)).unwrap();
-      notify({
-        message: t(action === 'start' ? 'scans.started' : 'scans.canceled'),
-        alert: { color: 'success', variant: 'filled' },
-      });
-    } catch (e) {
-      // The generic message of the code, then the server's reason (what to fix: verification, plan…).
-      const message = apiErrorMessage(e, t);
-      const detail = readApiError(e)?.detail;
-      notify({
-        message: detail && detail !== message ? `${message} ${detail}` : message,
-        alert: { color: 'error', variant: 'filled' },
-      });
-    }
-  };
+  const { data, isError } = useGetScanTargetsQuery(type);
+  const targets = data?.[type] ?? [];
+  // A target from the address that is not (yet) in the list still shows as chosen.
+  const isKnown = !value || targets.some((x) => x.user_target_id === value);
   return (
-    <Stack direction="row" spacing={1} sx={{ justifyContent: 'flex-end' }}>
-      {scan.status === 'created' && (
-        <Button
-          size="small"
-          variant="contained"
-          disabled={startState.isLoading}
-          onClick={() => void run('start')}
-        >
-          {t('scans.start')}
-        </Button>
-      )}
-      {isMoving(scan) && (
-        <Button
-          size="small"
-          color="error"
-          variant="outlined"
-          disabled={cancelState.isLoading}
-          onClick={() => void run('cancel')}
-        >
-          {t('scans.cancel')}
-        </Button>
-      )}
-      <Button size="small" component={Link} to={`${paths.pastScans}/${scan.id}`}>
-        {t('scans.open')}
-      </Button>
-    </Stack>
+    <FormControl size="small" sx={{ minWidth: 220 }} error={isError}>
+      <InputLabel id="scan-target-filter">{t('scans.filters.target')}</InputLabel>
+      <Select
+        labelId="scan-target-filter"
+        label={t('scans.filters.target')}
+        value={value ?? 'all'}
+        onChange={(e) => onChange(e.target.value === 'all' ? null : e.target.value)}
+      >
+        <MenuItem value="all">{t('scans.filters.allTargets')}</MenuItem>
+        {targets.map((x) => (
+          <MenuItem key={x.user_target_id} value={x.user_target_id}>
+            <bdi>{x.display_name}</bdi>
+          </MenuItem>
+        ))}
+        {!isKnown && value && (
+          <MenuItem value={value}>{data ? t('scans.filters.unknownTarget') : t('common.loading')}</MenuItem>
+        )}
+      </Select>
+    </FormControl>
+  );
+}
+
+function DownloadPdfButton({ scan }: { scan: TScan }) {
+  const { t } = useTranslation();
+  const { download, isLoading } = useReportDownload();
+  return (
+    <Button
+      size="small"
+      variant="outlined"
+      disabled={isLoading}
+      aria-label={t('scans.report.downloadPdfOf', { target: scan.targets.map((x) => x.target).join(', ') })}
+      onClick={() => void download(scan.id, 'pdf')}
+    >
+      {t('scans.report.downloadPdf')}
+    </Button>
   );
 }
 
@@ -163,7 +162,12 @@ function ScanRow({ scan, fmt }: { scan: TScan; fmt: Intl.DateTimeFormat }) {
         </Stack>
       </TableCell>
       <TableCell align="right">
-        <ScanActions scan={scan} />
+        <ScanActions scan={scan}>
+          {scan.status === 'done' && <DownloadPdfButton scan={scan} />}
+          <Button size="small" component={Link} to={`${paths.pastScans}/${scan.id}`}>
+            {t('scans.open')}
+          </Button>
+        </ScanActions>
       </TableCell>
     </TableRow>
   );
@@ -199,6 +203,7 @@ export function PastScansPage() {
             </ToggleButton>
           ))}
         </ToggleButtonGroup>
+        <TargetFilter type={state.type} value={state.target} onChange={(target) => update({ target })} />
         <FormControl size="small" sx={{ minWidth: 200 }}>
           <InputLabel id="scan-status-filter">{t('scans.filters.status')}</InputLabel>
           <Select

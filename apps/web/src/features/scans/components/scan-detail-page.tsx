@@ -1,8 +1,164 @@
+import {
+  Alert,
+  Box,
+  Breadcrumbs,
+  Button,
+  Card,
+  CardContent,
+  CircularProgress,
+  Grid,
+  Link as MuiLink,
+  Stack,
+  Typography,
+} from '@mui/material';
+import type { TScan } from '@perimeter/contracts';
 import { useTranslation } from 'react-i18next';
+import { Link, useParams } from 'react-router';
 import { PageTitle } from '../../../components/ui/page-title.tsx';
+import { paths } from '../../../config/paths.ts';
+import { apiErrorMessage } from '../../../lib/errors.ts';
+import { useGetScanQuery } from '../api/get-scan.ts';
+import { useGetScanReportQuery } from '../api/get-scan-report.ts';
+import { ScanActions } from './scan-actions.tsx';
+import { RestrictedNotice, ScanFindingsSummary } from './scan-findings-summary.tsx';
+import { ScanInfoPanel } from './scan-info-panel.tsx';
+import { ScanReportDownloads } from './scan-report-downloads.tsx';
+import { ScanScopeTable } from './scan-scope-table.tsx';
+import { ScanStages } from './scan-stages.tsx';
 
-/** Route entry; the page is being built (issue 7). */
+const errorStatus = (e: unknown) => (e && typeof e === 'object' && 'status' in e ? e.status : null);
+
+function Loading() {
+  const { t } = useTranslation();
+  return (
+    <Box sx={{ display: 'flex', justifyContent: 'center', py: 6 }}>
+      <CircularProgress aria-label={t('common.loading')} />
+    </Box>
+  );
+}
+
+function ScanNotFound() {
+  const { t } = useTranslation();
+  return (
+    <Card data-testid="scan-not-found">
+      <CardContent>
+        <Typography variant="h3" component="h2" sx={{ mb: 1 }}>
+          {t('scans.detail.notFoundTitle')}
+        </Typography>
+        <Typography color="text.secondary" sx={{ mb: 2 }}>
+          {t('scans.detail.notFoundText')}
+        </Typography>
+        <Button variant="contained" component={Link} to={paths.pastScans}>
+          {t('scans.detail.backToReports')}
+        </Button>
+      </CardContent>
+    </Card>
+  );
+}
+
+function ReportSection({ scan }: { scan: TScan }) {
+  const { t } = useTranslation();
+  const hasRun = scan.status !== 'created';
+  const { data, error, isLoading, refetch } = useGetScanReportQuery(scan.id, { skip: !hasRun });
+  if (!hasRun) return null;
+  if (isLoading) return <Loading />;
+  if (error || !data)
+    return (
+      <Alert
+        severity="error"
+        action={
+          <Button color="inherit" size="small" onClick={() => void refetch()}>
+            {t('scans.retry')}
+          </Button>
+        }
+      >
+        {t('scans.findings.loadError')} {apiErrorMessage(error, t)}
+      </Alert>
+    );
+  return (
+    <Stack spacing={3}>
+      {data.restricted && <RestrictedNotice restricted={data.restricted} />}
+      <ScanFindingsSummary report={data} />
+    </Stack>
+  );
+}
+
+function ScanDetail({ scan }: { scan: TScan }) {
+  const { t } = useTranslation();
+  const title = t('scans.detail.title', { targets: scan.targets.map((x) => x.target).join(', ') });
+  return (
+    <>
+      <Stack
+        direction={{ xs: 'column', md: 'row' }}
+        spacing={2}
+        sx={{ justifyContent: 'space-between', alignItems: { md: 'flex-start' } }}
+      >
+        <Box sx={{ minWidth: 0, overflowWrap: 'anywhere' }}>
+          <PageTitle title={title} />
+        </Box>
+        <ScanActions scan={scan} size="medium">
+          {scan.status !== 'created' && <ScanReportDownloads scanId={scan.id} />}
+        </ScanActions>
+      </Stack>
+      <Grid container spacing={3}>
+        <Grid size={{ xs: 12, lg: 6 }}>
+          <ScanInfoPanel scan={scan} />
+        </Grid>
+        <Grid size={{ xs: 12, lg: 6 }}>
+          <ScanStages scan={scan} />
+        </Grid>
+        <Grid size={12}>
+          <ReportSection scan={scan} />
+        </Grid>
+        {scan.status !== 'created' && (
+          <Grid size={12}>
+            <ScanScopeTable scan={scan} />
+          </Grid>
+        )}
+      </Grid>
+    </>
+  );
+}
+
+/** Scan detail (/scans/past-scans/:scanId): info, live stages, findings and changes, scope, downloads. */
 export function ScanDetailPage() {
   const { t } = useTranslation();
-  return <PageTitle title={t('pages.scanDetail')} />;
+  const { scanId = '' } = useParams();
+  const { data, error, isLoading, refetch } = useGetScanQuery(scanId, { skip: !scanId });
+  const status = errorStatus(error);
+  return (
+    <>
+      <Breadcrumbs aria-label={t('scans.detail.breadcrumbs')} sx={{ mb: 1 }}>
+        <MuiLink component={Link} to={paths.pastScans}>
+          {t('menu.reports')}
+        </MuiLink>
+        <Typography color="text.primary">{t('pages.scanDetail')}</Typography>
+      </Breadcrumbs>
+      {isLoading ? (
+        <Loading />
+      ) : data ? (
+        <ScanDetail scan={data} />
+      ) : !scanId || status === 404 || status === 400 ? (
+        // 400: not a scan id at all; 404: unknown, or another user's scan.
+        <>
+          <PageTitle title={t('pages.scanDetail')} />
+          <ScanNotFound />
+        </>
+      ) : (
+        <>
+          <PageTitle title={t('pages.scanDetail')} />
+          <Alert
+            severity="error"
+            action={
+              <Button color="inherit" size="small" onClick={() => void refetch()}>
+                {t('scans.retry')}
+              </Button>
+            }
+          >
+            {t('scans.detail.loadError')} {apiErrorMessage(error, t)}
+          </Alert>
+        </>
+      )}
+    </>
+  );
 }

@@ -4,6 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { useAppDispatch } from '../../../store/index.ts';
 import { useGetScanProgressQuery } from '../api/get-scan-progress.ts';
 import { scansApi } from '../api/scans-api.ts';
+import { stageLabel } from './scan-stages-list.ts';
 
 export const PROGRESS_POLL_MS = 3000;
 
@@ -31,7 +32,7 @@ export function ScanProgress({ scanId, initialPercent }: { scanId: string; initi
           ? t('scans.waiting')
           : [
               `${percent}%`,
-              data?.stage ? t('scans.stage', { stage: data.stage }) : null,
+              data?.stage ? t('scans.stage', { stage: stageLabel(t, data.stage) }) : null,
               data?.eta_seconds != null
                 ? t('scans.eta', { minutes: Math.max(1, Math.ceil(data.eta_seconds / 60)) })
                 : null,

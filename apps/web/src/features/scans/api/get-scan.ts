@@ -1,0 +1,13 @@
+import type { TScan } from '@perimeter/contracts';
+import { scansApi } from './scans-api.ts';
+
+export const getScanApi = scansApi.injectEndpoints({
+  endpoints: (b) => ({
+    getScan: b.query<TScan, string>({
+      query: (id) => ({ url: '/main/get_abstract_scan', params: { id } }),
+      providesTags: (_r, _e, id) => ['Scans', { type: 'Scans', id }],
+    }),
+  }),
+});
+
+export const { useGetScanQuery } = getScanApi;
