@@ -23,6 +23,11 @@ export class RateLimiter {
   private next = 0;
   constructor(private readonly perSecond: number) {}
 
+  /** False when there is no limit: callers skip `acquire` (no await, no microtask). */
+  get isLimited(): boolean {
+    return Number.isFinite(this.perSecond) && this.perSecond > 0;
+  }
+
   async acquire(signal?: AbortSignal): Promise<void> {
     if (!Number.isFinite(this.perSecond) || this.perSecond <= 0) return;
     const interval = 1000 / this.perSecond;
@@ -41,6 +46,15 @@ export class Semaphore {
 
   async acquire(): Promise<() => void> {
     if (this.active >= this.limit) await new Promise<void>((resolve) => this.waiters.push(resolve));
+    return this.take();
+  }
+
+  /** A slot now, or undefined when all are taken (the caller then awaits `acquire`). */
+  tryAcquire(): (() => void) | undefined {
+    return this.active < this.limit && this.waiters.length === 0 ? this.take() : undefined;
+  }
+
+  private take(): () => void {
     this.active++;
     let released = false;
     return () => {
@@ -81,17 +95,33 @@ export class HostGate {
   }
 
   async acquire(host: string): Promise<() => void> {
+    const now = this.tryAcquire(host);
+    if (now) return now;
+    const sem = this.semaphoreOf(host);
+    return this.wrap(host, sem, await sem.acquire());
+  }
+
+  /** A slot on `host` without waiting, or undefined when the host is at its limit. */
+  tryAcquire(host: string): (() => void) | undefined {
+    const sem = this.semaphoreOf(host);
+    const release = sem.tryAcquire();
+    return release ? this.wrap(host, sem, release) : undefined;
+  }
+
+  private semaphoreOf(host: string): Semaphore {
     let s = this.semaphores.get(host);
     if (!s) {
       s = new Semaphore(this.perHost);
       this.semaphores.set(host, s);
     }
-    const release = await s.acquire();
-    const sem = s;
+    return s;
+  }
+
+  private wrap(host: string, sem: Semaphore, release: () => void): () => void {
     return () => {
       release();
       // Bounded memory: forget idle hosts' semaphores.
-      if (sem.idle) this.semaphores.delete(host);
+      if (sem.idle && this.semaphores.get(host) === sem) this.semaphores.delete(host);
     };
   }
 

@@ -167,9 +167,12 @@ async function runBlock(
   };
 
   const allExtracted: string[] = [];
+  // Payload values over earlier responses' indexed parts over the variables: one layer per
+  // block whose values each combination overwrites (the same keys every time), so responses
+  // built over it share one hidden class and lookups stay fast.
+  const layer = Object.create(state.history) as Variables;
   outer: for (const combo of payloadCombinations(req.payloads, req.attack)) {
-    // Payload values over earlier responses' indexed parts over the variables.
-    vars = Object.assign(Object.create(state.history) as Variables, combo);
+    vars = Object.assign(layer, combo);
     try {
       for await (const resp of exec(req, vars, ctx, state)) {
         counter.requests++;

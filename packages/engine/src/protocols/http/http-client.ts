@@ -13,24 +13,58 @@ export interface RawUrl {
   port: number;
 }
 
-/** Splits a URL without the WHATWG normalisation that would resolve `..` and `%2e` segments. */
-export function splitRawUrl(url: string): RawUrl {
-  const m = /^(https?):\/\/([^/?#\s]+)([^#\s]*)/i.exec(url.trim());
-  if (!m) throw new Error(`invalid URL '${url}'`);
-  const scheme = (m[1] as string).toLowerCase() as 'http' | 'https';
-  const authority = (m[2] as string).replace(/^[^@]*@/, '');
+const AUTHORITY_CACHE_SIZE = 1024;
+const authorities = new Map<string, Omit<RawUrl, 'path'>>();
+
+/** Scheme and authority parsed once (WHATWG rules for the host), then served from a small cache. */
+function parseAuthority(scheme: 'http' | 'https', written: string): Omit<RawUrl, 'path'> {
+  const key = `${scheme}://${written}`;
+  const hit = authorities.get(key);
+  if (hit) return hit;
+  const authority = written.replace(/^[^@]*@/, '');
   const parsed = new URL(`${scheme}://${authority}/`);
-  let path = m[3] ?? '';
-  if (path === '' || path.startsWith('?')) path = `/${path}`;
-  const port = parsed.port ? Number(parsed.port) : scheme === 'https' ? 443 : 80;
-  return {
+  const value = {
     scheme,
     origin: `${scheme}://${parsed.host}`,
-    path,
     host: parsed.host,
     hostname: parsed.hostname.replace(/^\[|\]$/g, ''),
-    port,
+    port: parsed.port ? Number(parsed.port) : scheme === 'https' ? 443 : 80,
   };
+  // Bounded: a scan of many hosts starts over rather than growing.
+  if (authorities.size >= AUTHORITY_CACHE_SIZE) authorities.clear();
+  authorities.set(key, value);
+  return value;
+}
+
+const RAW_URL = /^(https?):\/\/([^/?#\s]+)([^#\s]*)/i;
+const SPLIT_CACHE_SIZE = 512;
+const splits = new Map<string, RawUrl>();
+
+/**
+ * Splits a URL without the WHATWG normalisation that would resolve `..` and `%2e` segments.
+ * A request's URL is split several times on its way (build, send, parts, evidence): the
+ * answers of the last few hundred URLs are kept (frozen, shared).
+ */
+export function splitRawUrl(url: string): RawUrl {
+  const hit = splits.get(url);
+  if (hit) return hit;
+  const m = RAW_URL.exec(url.trim());
+  if (!m) throw new Error(`invalid URL '${url}'`);
+  const scheme = (m[1] as string).toLowerCase() as 'http' | 'https';
+  let path = m[3] ?? '';
+  if (path === '' || path.startsWith('?')) path = `/${path}`;
+  const a = parseAuthority(scheme, m[2] as string);
+  const value: RawUrl = Object.freeze({
+    scheme,
+    origin: a.origin,
+    path,
+    host: a.host,
+    hostname: a.hostname,
+    port: a.port,
+  });
+  if (splits.size >= SPLIT_CACHE_SIZE) splits.clear();
+  splits.set(url, value);
+  return value;
 }
 
 export interface HttpRequestInit {
@@ -124,7 +158,7 @@ export class HttpClient {
     maxBytes = this.maxResponseBytes,
   ): Promise<HttpResponseData> {
     const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(init.headers)) if (!FORBIDDEN.has(k.toLowerCase())) headers[k] = v;
+    for (const k in init.headers) if (!FORBIDDEN.has(k.toLowerCase())) headers[k] = init.headers[k] as string;
     // Time limits are the dispatcher's headersTimeout/bodyTimeout (no timer per request).
     const started = performance.now();
     // dispatcher.request sends the path exactly as given: path-traversal checks need
@@ -138,23 +172,31 @@ export class HttpClient {
       ...(init.body !== undefined && init.body !== '' ? { body: init.body } : {}),
       ...(signal ? { signal } : {}),
     });
-    const chunks: Buffer[] = [];
-    let size = 0;
+    let body: Buffer;
     let truncated = false;
-    try {
-      for await (const chunk of res.body) {
-        const buf = chunk as Buffer;
-        if (size + buf.length > maxBytes) {
-          chunks.push(buf.subarray(0, maxBytes - size));
-          size = maxBytes;
-          truncated = true;
-          break;
+    const declared = Number(res.headers['content-length']);
+    if (Number.isFinite(declared) && declared <= maxBytes) {
+      // The length is known and under the cap: one read, no stream iteration.
+      body = Buffer.from(await res.body.arrayBuffer());
+    } else {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      try {
+        for await (const chunk of res.body) {
+          const buf = chunk as Buffer;
+          if (size + buf.length > maxBytes) {
+            chunks.push(buf.subarray(0, maxBytes - size));
+            size = maxBytes;
+            truncated = true;
+            break;
+          }
+          chunks.push(buf);
+          size += buf.length;
         }
-        chunks.push(buf);
-        size += buf.length;
+      } finally {
+        if (truncated) res.body.destroy();
       }
-    } finally {
-      if (truncated) res.body.destroy();
+      body = Buffer.concat(chunks);
     }
     const pairs: [string, string][] = [];
     for (const [k, v] of Object.entries(res.headers)) {
@@ -166,7 +208,7 @@ export class HttpClient {
       status: res.statusCode,
       statusText: STATUS_TEXT[res.statusCode] ?? '',
       headers: pairs,
-      body: Buffer.concat(chunks),
+      body,
       truncated,
       durationMs: performance.now() - started,
     };

@@ -79,48 +79,76 @@ function checkedUrl(url: string): string {
 
 export function rawRequestText(init: HttpRequestInit): string {
   const u = splitRawUrl(init.url);
-  const lines = [`${init.method} ${u.path} HTTP/1.1`, `Host: ${u.host}`];
-  for (const [k, v] of Object.entries(init.headers)) if (k.toLowerCase() !== 'host') lines.push(`${k}: ${v}`);
-  return `${lines.join('\r\n')}\r\n\r\n${init.body ?? ''}`;
+  let text = `${init.method} ${u.path} HTTP/1.1\r\nHost: ${u.host}\r\n`;
+  for (const k in init.headers) if (k.toLowerCase() !== 'host') text += `${k}: ${init.headers[k]}\r\n`;
+  return `${text}\r\n${init.body ?? ''}`;
 }
 
 function headerBlock(res: HttpResponseData): string {
-  const lines = [`HTTP/1.1 ${res.status} ${res.statusText}`.trimEnd()];
-  for (const [k, v] of res.headers) lines.push(`${k}: ${v}`);
-  return `${lines.join('\r\n')}\r\n`;
+  let block = res.statusText ? `HTTP/1.1 ${res.status} ${res.statusText}\r\n` : `HTTP/1.1 ${res.status}\r\n`;
+  for (const [k, v] of res.headers) block += `${k}: ${v}\r\n`;
+  return block;
 }
 
-/** The response as nuclei's http part names. */
-export function httpEventValues(init: HttpRequestInit, res: HttpResponseData): Record<string, DslValue> {
+const partNames = new Map<string, string>();
+
+/** Header name → part name (`Content-Type` → `content_type`), remembered. */
+function headerPart(name: string): string {
+  let part = partNames.get(name);
+  if (part === undefined) {
+    part = name.toLowerCase().replaceAll('-', '_');
+    if (partNames.size < 4096) partNames.set(name, part);
+  }
+  return part;
+}
+
+const TITLE = /<title[^>]*>([\s\S]*?)<\/title>/i;
+
+/**
+ * The response as nuclei's http part names. With `layer`, the parts are created over it (the
+ * runner's payload values and variables), so operators see both without a copy or a later
+ * prototype change (which would make every lookup slow).
+ */
+export function httpEventValues(
+  init: HttpRequestInit,
+  res: HttpResponseData,
+  layer?: Variables,
+): Record<string, DslValue> {
   const body = res.body.toString('utf8');
   const header = headerBlock(res);
   let contentLength: number = res.body.length;
   let contentType = '';
   const raw = `${header}\r\n${body}`;
-  // A literal with a fixed shape first (fast property access), then the header parts.
-  const values: Record<string, DslValue> = {
-    body,
-    header,
-    all_headers: header,
-    status_code: res.status,
-    content_length: 0,
-    content_type: '',
-    raw,
-    response: raw,
-    request: rawRequestText(init),
-    host: splitRawUrl(res.url).host,
-    matched: res.url,
-    url: res.url,
-    duration: res.durationMs / 1000,
-    title: /<title[^>]*>([\s\S]*?)<\/title>/i.exec(body)?.[1]?.trim() ?? '',
-  };
-  const seen = new Set<string>();
+  // The same properties in the same order for every response (one hidden class), then the
+  // header parts.
+  const values = Object.create(layer ?? null) as Record<string, DslValue>;
+  values.body = body;
+  values.header = header;
+  values.all_headers = header;
+  values.status_code = res.status;
+  values.content_length = 0;
+  values.content_type = '';
+  values.raw = raw;
+  values.response = raw;
+  values.request = rawRequestText(init);
+  values.host = splitRawUrl(res.url).host;
+  values.matched = res.url;
+  values.url = res.url;
+  values.duration = res.durationMs / 1000;
+  values.title = TITLE.exec(body)?.[1]?.trim() ?? '';
+  // Repeated headers are joined; the first occurrence replaces a same-named part above.
+  const seen = res.headers.length > 1 ? new Set<string>() : undefined;
   for (const [k, v] of res.headers) {
-    const key = k.toLowerCase().replace(/-/g, '_');
-    values[key] = seen.has(key) ? `${String(values[key])}\n${v}` : v;
-    seen.add(key);
-    if (key === 'content_length' && Number.isFinite(Number(v))) contentLength = Number(v);
-    if (key === 'content_type') contentType = v;
+    const key = headerPart(k);
+    if (seen?.has(key)) values[key] = `${String(values[key])}\n${v}`;
+    else {
+      values[key] = v;
+      seen?.add(key);
+    }
+    if (key === 'content_length') {
+      const n = Number(v);
+      if (Number.isFinite(n)) contentLength = n;
+    } else if (key === 'content_type') contentType = v;
   }
   values.content_length = contentLength;
   values.content_type = contentType;
@@ -152,8 +180,9 @@ export async function executeHttpRequest(
     const endpoint = init === first ? originHost : splitRawUrl(init.url).host;
     if (ctx.isUrlAllowed && !(await ctx.isUrlAllowed(init.url))) throw new Error(`out of scope: ${init.url}`);
     if (ctx.hosts.isBlocked(endpoint)) throw new HostSkippedError(endpoint);
-    await ctx.rate.acquire(ctx.signal);
-    const release = await ctx.hosts.acquire(endpoint);
+    // Fast paths without an await when no rate is set and the host has a free slot.
+    if (ctx.rate.isLimited) await ctx.rate.acquire(ctx.signal);
+    const release = ctx.hosts.tryAcquire(endpoint) ?? (await ctx.hosts.acquire(endpoint));
     try {
       const maxSize =
         req.maxSize !== undefined ? Math.min(req.maxSize, ctx.maxResponseBytes) : ctx.maxResponseBytes;
@@ -181,7 +210,7 @@ export async function executeHttpRequest(
     const { body: _body, ...rest } = init;
     init = toGet ? { ...rest, method: 'GET', url: next.toString() } : { ...init, url: next.toString() };
   }
-  const values = httpEventValues(init, res);
+  const values = httpEventValues(init, res, vars);
   const u = res.url === first.url ? firstUrl : splitRawUrl(res.url);
   return {
     event: { values, bytes: { body: res.body }, defaultPart: 'body' },
