@@ -181,6 +181,54 @@ describe('e-mail notifications', () => {
   });
 });
 
+describe('canceled scans and the one-time plan', () => {
+  it('a canceled scan: no "scan finished" mail, but its new critical findings are mailed — after the worker settled', async () => {
+    const u = await signUp();
+    const scan = await finishedScanWithCritical(u.userId, 'canceled.example');
+    await sql.query(`update scans set status = 'canceled', finished_at = now() where id = $1`, [scan.id]);
+    const since = smtp.messages.length;
+    // Just canceled: the worker may still be writing what it found; not taken yet.
+    await sweepFinishedScans(t.runtime.ctx);
+    const early = await sql.query('select kind from notification_log where scan_id = $1', [scan.id]);
+    expect(early.rows).toEqual([]);
+    await sql.query(`update scans set finished_at = now() - interval '1 minute' where id = $1`, [scan.id]);
+    expect(await sweepFinishedScans(t.runtime.ctx)).toBeGreaterThanOrEqual(1);
+    const crit = await waitFor(() =>
+      smtp.messages.slice(since).find((m) => m.to.includes(u.email) && /New critical/.test(m.subject)),
+    );
+    expect(crit.text).toContain('Exposed .git directory');
+    await waitFor(async () => {
+      const { rows } = await sql.query('select kind from notification_log where scan_id = $1', [scan.id]);
+      return rows.some((r) => r.kind === 'webhook_scan_finished') || undefined;
+    });
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(
+      smtp.messages
+        .slice(since)
+        .filter((m) => m.to.includes(u.email))
+        .map((m) => m.subject),
+    ).toEqual(['New critical and high findings on canceled.example (1)']);
+  });
+
+  it('try_it ("no follow-up notifications"): the scan-finished mail only, no critical/high alert', async () => {
+    const u = await signUp();
+    await sql.query(`update users set plan = 'try_it' where id = $1`, [u.userId]);
+    await finishedScanWithCritical(u.userId, 'once.example');
+    const since = smtp.messages.length;
+    await sweepFinishedScans(t.runtime.ctx);
+    await waitFor(() =>
+      smtp.messages.slice(since).find((m) => m.to.includes(u.email) && /finished/.test(m.subject)),
+    );
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(
+      smtp.messages
+        .slice(since)
+        .filter((m) => m.to.includes(u.email))
+        .map((m) => m.subject),
+    ).toEqual(['Scan of once.example finished']);
+  });
+});
+
 describe('webhooks', () => {
   it('signs every delivery (HMAC-SHA256 over timestamp.body) and retries a failing endpoint with backoff', async () => {
     const u = await signUp({ scanMail: false, critMail: false });

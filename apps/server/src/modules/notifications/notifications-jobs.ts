@@ -7,6 +7,8 @@ import { deliver, markDeliveryFailed, notifyScanFinished } from './notifications
 
 /** `notify-scan`: mails and webhook fan-out for one finished scan. */
 export const NOTIFY_SCAN_QUEUE = 'notify-scan';
+/** A canceled scan's worker stops within 5 s (keeping what it found); notify after that. */
+export const CANCELED_SETTLE_MS = 10_000;
 export const ZNotifyScanJob = z.object({ scanId: z.uuid() });
 /** `webhook-deliver`: one signed POST; retried with exponential backoff (10 s, 20 s, 40 s … 6 retries). */
 export const WEBHOOK_QUEUE = 'webhook-deliver';
@@ -44,7 +46,12 @@ async function ensureQueue(boss: PgBoss, name: string, policy: object) {
  */
 export async function sweepFinishedScans(ctx: AppContext, now = new Date()): Promise<number> {
   return withClientTransaction(ctx.database, async (db, executeSql) => {
-    const due = await lockUnnotifiedScans(db, new Date(now.getTime() - 2 * 86_400_000), 50);
+    const due = await lockUnnotifiedScans(
+      db,
+      new Date(now.getTime() - 2 * 86_400_000),
+      50,
+      new Date(now.getTime() - CANCELED_SETTLE_MS),
+    );
     if (due.length === 0) return 0;
     const boss = new PgBoss({ db: { executeSql }, schema: 'pgboss' });
     await ensureQueue(boss, NOTIFY_SCAN_QUEUE, notifyPolicy);

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gt, inArray, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, inArray, lt, or, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.ts';
 import {
   findingSightings,
@@ -18,16 +18,22 @@ export type WebhookRow = typeof webhooks.$inferSelect;
 export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
 
 /**
- * Finished scans with no `scan_finished` log row yet, locked so that of several workers sweeping at
+ * Finished (done, or canceled before `canceledBefore`) scans with no `scan_finished` log row yet, locked so that of several workers sweeping at
  * once each scan is taken by one.
  */
-export async function lockUnnotifiedScans(db: DbOrTx, since: Date, limit: number) {
+export async function lockUnnotifiedScans(
+  db: DbOrTx,
+  since: Date,
+  limit: number,
+  canceledBefore: Date = since,
+) {
   return db
     .select({ id: scans.id, userId: scans.userId })
     .from(scans)
     .where(
       and(
-        eq(scans.status, 'done'),
+        // A canceled scan is taken once its worker has had time to stop and write what it found.
+        or(eq(scans.status, 'done'), and(eq(scans.status, 'canceled'), lt(scans.finishedAt, canceledBefore))),
         gt(scans.finishedAt, since),
         sql`not exists (select 1 from ${notificationLog} n where n.scan_id = ${scans.id}::text and n.kind = 'scan_finished')`,
       ),

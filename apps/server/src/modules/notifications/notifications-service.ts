@@ -1,4 +1,11 @@
-import type { TCreateWebhookBody, TLanguage, TWebhook } from '@perimeter/contracts';
+import {
+  PLAN_KEYS,
+  PLAN_LIMITS,
+  type TCreateWebhookBody,
+  type TLanguage,
+  type TPlanKey,
+  type TWebhook,
+} from '@perimeter/contracts';
 import { decryptSecret, encryptSecret, randomToken } from '../../lib/crypto.ts';
 import { badRequest, notFound } from '../../lib/errors.ts';
 import type { AppContext } from '../../server/context.ts';
@@ -102,6 +109,8 @@ export async function markDeliveryFailed(ctx: AppContext, deliveryId: string) {
 }
 
 const CRIT_HIGH = new Set(['critical', 'high']);
+const planKeyOf = (plan: string): TPlanKey =>
+  (PLAN_KEYS as readonly string[]).includes(plan) ? (plan as TPlanKey) : 'trial_scan';
 
 /**
  * Everything a finished scan notifies: mails per the user's preferences, in their language, and
@@ -112,10 +121,15 @@ export async function notifyScanFinished(ctx: AppContext, scanId: string): Promi
   const facts = await repo.scanFacts(ctx.db, scanId);
   if (!facts?.user) return [];
   const { scan, user } = facts;
+  // A canceled scan: no "scan finished" mail (the user stopped it), but what it found before the
+  // cancel is real: new critical/high alerts and the scan.finished webhook (status canceled) go out.
+  const canceled = scan.status === 'canceled';
+  // try_it is a one-time scan with "no follow-up notifications": its result mail, no alerts.
+  const followUps = !PLAN_LIMITS[planKeyOf(user.plan)].oneTimeScan;
   const lang: TLanguage = user.language === 'ru' ? 'ru' : 'en';
   const counts: Record<string, number> = {};
   for (const f of facts.findings) counts[f.severity] = (counts[f.severity] ?? 0) + 1;
-  const fresh = facts.findings
+  const fresh = (followUps ? facts.findings : [])
     .filter((f) => CRIT_HIGH.has(f.severity) && (f.change === 'new' || f.change === 'regressed'))
     .sort((a, b) =>
       a.severity === b.severity ? a.name.localeCompare(b.name) : a.severity === 'critical' ? -1 : 1,
@@ -129,6 +143,7 @@ export async function notifyScanFinished(ctx: AppContext, scanId: string): Promi
   };
   if (
     user.notifyScanFinished &&
+    !canceled &&
     (await repo.claimNotification(ctx.db, user.id, scan.id, 'mail_scan_finished'))
   ) {
     await ctx.mailer.send(user.email, 'scan_finished', scanFinishedMail(lang, mailFacts));
