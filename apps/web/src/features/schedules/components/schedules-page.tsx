@@ -1,8 +1,395 @@
+import DeleteOutline from '@mui/icons-material/DeleteOutlined';
+import EditOutlined from '@mui/icons-material/EditOutlined';
+import {
+  Alert,
+  Box,
+  Button,
+  Card,
+  CardContent,
+  Chip,
+  CircularProgress,
+  Dialog,
+  DialogActions,
+  DialogContent,
+  DialogContentText,
+  DialogTitle,
+  IconButton,
+  Link as MuiLink,
+  Stack,
+  Table,
+  TableBody,
+  TableCell,
+  TableContainer,
+  TableHead,
+  TableRow,
+  Tooltip,
+  Typography,
+} from '@mui/material';
+import { TARGET_TYPES, type TScanSchedule, type TTargetsByType } from '@perimeter/contracts';
+import { type ReactNode, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { Link } from 'react-router';
+import { useNotify } from '../../../components/feedback/snackbar.tsx';
 import { PageTitle } from '../../../components/ui/page-title.tsx';
+import { paths } from '../../../config/paths.ts';
+import { apiErrorMessage } from '../../../lib/errors.ts';
+import { useGetOwnedTargetsQuery } from '../../analytics/api/get-owned-targets.ts';
+import { useAuth } from '../../auth/auth-provider.tsx';
+import { useCreateScanScheduleMutation } from '../api/create-scan-schedule.ts';
+import { useDeleteScanScheduleMutation } from '../api/delete-scan-schedule.ts';
+import { useGetScanSchedulesQuery } from '../api/get-scan-schedules.ts';
+import { useGetScheduleOverviewQuery } from '../api/get-schedule-overview.ts';
+import { useUpdateScanScheduleMutation } from '../api/update-scan-schedule.ts';
+import { ScheduleCalendar } from './schedule-calendar.tsx';
+import { ScheduleForm } from './schedule-form.tsx';
+import {
+  bodyOf,
+  defaultFormValues,
+  formValuesOf,
+  type TScheduleFormValues,
+  WEEK_ORDER,
+  weekdayName,
+} from './schedule-values.ts';
 
-/** Route entry; the page is being built (issue 7). */
+function Section({ title, id, children }: { title: string; id: string; children: ReactNode }) {
+  return (
+    <Card component="section" aria-labelledby={id}>
+      <CardContent>
+        <Typography variant="h5" component="h2" id={id} sx={{ mb: 2 }}>
+          {title}
+        </Typography>
+        {children}
+      </CardContent>
+    </Card>
+  );
+}
+
+function Loading() {
+  const { t } = useTranslation();
+  return (
+    <Box sx={{ display: 'flex', justifyContent: 'center', py: 3 }}>
+      <CircularProgress size={28} aria-label={t('schedules.loading')} />
+    </Box>
+  );
+}
+
+function LoadError({ error, onRetry }: { error: unknown; onRetry: () => void }) {
+  const { t } = useTranslation();
+  return (
+    <Alert
+      severity="error"
+      action={
+        <Button color="inherit" size="small" onClick={onRetry}>
+          {t('schedules.retry')}
+        </Button>
+      }
+    >
+      {apiErrorMessage(error, t)}
+    </Alert>
+  );
+}
+
+function useTargetNames(targets: TTargetsByType | undefined) {
+  const { t } = useTranslation();
+  return useMemo(() => {
+    const names = new Map<string, string>();
+    for (const type of TARGET_TYPES)
+      for (const x of targets?.[type] ?? []) names.set(x.user_target_id, x.display_name);
+    return (ids: ReadonlyArray<{ user_target_id: string }>) =>
+      ids.map((x) => names.get(x.user_target_id) ?? t('schedules.unknownTarget')).join(', ');
+  }, [targets, t]);
+}
+
+function ScheduleList({
+  schedules,
+  targetNames,
+  onEdit,
+  onDelete,
+}: {
+  schedules: TScanSchedule[];
+  targetNames: (ids: ReadonlyArray<{ user_target_id: string }>) => string;
+  onEdit: (s: TScanSchedule) => void;
+  onDelete: (s: TScanSchedule) => void;
+}) {
+  const { t, i18n } = useTranslation();
+  if (schedules.length === 0)
+    return (
+      <Typography color="text.secondary" data-testid="schedules-empty">
+        {t('schedules.list.empty')}
+      </Typography>
+    );
+  const days = (s: TScanSchedule) =>
+    WEEK_ORDER.filter((d) => s.days_numbers.includes(d))
+      .map((d) => weekdayName(d, i18n.language, 'short'))
+      .join(', ');
+  const nextRun = (s: TScanSchedule) =>
+    s.next_run_at
+      ? new Intl.DateTimeFormat(i18n.language, {
+          dateStyle: 'medium',
+          timeStyle: 'short',
+          timeZone: s.tz,
+        }).format(new Date(s.next_run_at))
+      : '—';
+  const label = (s: TScanSchedule) => s.name || targetNames(s.targets);
+  return (
+    <TableContainer>
+      <Table size="small" aria-label={t('schedules.list.title')} data-testid="schedules-table">
+        <TableHead>
+          <TableRow>
+            {(['name', 'targets', 'days', 'window', 'type', 'nextRun', 'status'] as const).map((c) => (
+              <TableCell key={c} scope="col" sx={{ textAlign: 'start' }}>
+                {t(`schedules.list.columns.${c}`)}
+              </TableCell>
+            ))}
+            <TableCell scope="col" sx={{ textAlign: 'end' }}>
+              {t('schedules.list.columns.actions')}
+            </TableCell>
+          </TableRow>
+        </TableHead>
+        <TableBody>
+          {schedules.map((s) => (
+            <TableRow key={s.scan_schedule_id} data-testid={`schedule-${s.scan_schedule_id}`}>
+              <TableCell component="th" scope="row" sx={{ textAlign: 'start' }}>
+                <span dir="auto">{s.name || t('schedules.list.unnamed')}</span>
+              </TableCell>
+              <TableCell sx={{ textAlign: 'start' }}>
+                <span dir="auto">{targetNames(s.targets)}</span>
+              </TableCell>
+              <TableCell sx={{ textAlign: 'start' }}>{days(s)}</TableCell>
+              <TableCell sx={{ textAlign: 'start' }}>
+                <span dir="ltr">
+                  {s.start_time}–{s.end_time}
+                </span>{' '}
+                <Typography component="span" variant="caption" color="text.secondary">
+                  {s.tz}
+                </Typography>
+              </TableCell>
+              <TableCell sx={{ textAlign: 'start' }}>
+                {s.scan_type === 'custom'
+                  ? [...s.custom_scan_config.classes, ...s.custom_scan_config.subclasses]
+                      .map((c) =>
+                        c.startsWith('class_') ? t(`schedules.classes.${c}`) : t(`schedules.subclasses.${c}`),
+                      )
+                      .join(', ')
+                  : t('schedules.scanType.full')}
+              </TableCell>
+              <TableCell sx={{ textAlign: 'start' }}>
+                <span dir="auto">{nextRun(s)}</span>
+              </TableCell>
+              <TableCell sx={{ textAlign: 'start' }}>
+                <Chip
+                  size="small"
+                  color={s.enabled ? 'success' : 'default'}
+                  label={s.enabled ? t('schedules.list.enabled') : t('schedules.list.paused')}
+                />
+              </TableCell>
+              <TableCell sx={{ textAlign: 'end', whiteSpace: 'nowrap' }}>
+                <Tooltip title={t('schedules.edit')}>
+                  <IconButton
+                    aria-label={t('schedules.editNamed', { name: label(s) })}
+                    onClick={() => onEdit(s)}
+                  >
+                    <EditOutlined />
+                  </IconButton>
+                </Tooltip>
+                <Tooltip title={t('schedules.delete')}>
+                  <IconButton
+                    aria-label={t('schedules.deleteNamed', { name: label(s) })}
+                    onClick={() => onDelete(s)}
+                  >
+                    <DeleteOutline />
+                  </IconButton>
+                </Tooltip>
+              </TableCell>
+            </TableRow>
+          ))}
+        </TableBody>
+      </Table>
+    </TableContainer>
+  );
+}
+
 export function SchedulesPage() {
   const { t } = useTranslation();
-  return <PageTitle title={t('pages.scheduleScan')} />;
+  const { user } = useAuth();
+  const notify = useNotify();
+  const tz = user?.tz || Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+  const targets = useGetOwnedTargetsQuery();
+  const schedules = useGetScanSchedulesQuery();
+  const overview = useGetScheduleOverviewQuery();
+  const [create, created] = useCreateScanScheduleMutation();
+  const [update, updated] = useUpdateScanScheduleMutation();
+  const [remove, removed] = useDeleteScanScheduleMutation();
+  const [createError, setCreateError] = useState<string | null>(null);
+  const [editing, setEditing] = useState<TScanSchedule | null>(null);
+  const [editError, setEditError] = useState<string | null>(null);
+  const [deleting, setDeleting] = useState<TScanSchedule | null>(null);
+  const targetNames = useTargetNames(targets.data);
+  const initial = useMemo(() => defaultFormValues(tz), [tz]);
+
+  const owned = targets.data;
+  const hasTargets = owned !== undefined && TARGET_TYPES.some((type) => owned[type].length > 0);
+
+  const onCreate = async (values: TScheduleFormValues) => {
+    setCreateError(null);
+    const result = await create(bodyOf(values));
+    if ('error' in result) {
+      setCreateError(apiErrorMessage(result.error, t));
+      return false;
+    }
+    notify({ message: t('schedules.created'), alert: { color: 'success', variant: 'filled' } });
+    return true;
+  };
+
+  const onUpdate = async (values: TScheduleFormValues) => {
+    if (!editing) return false;
+    setEditError(null);
+    const result = await update({ scan_schedule_id: editing.scan_schedule_id, ...bodyOf(values) });
+    if ('error' in result) {
+      setEditError(apiErrorMessage(result.error, t));
+      return false;
+    }
+    setEditing(null);
+    notify({ message: t('schedules.updated'), alert: { color: 'success', variant: 'filled' } });
+    return true;
+  };
+
+  const onDelete = async () => {
+    if (!deleting) return;
+    const result = await remove(deleting.scan_schedule_id);
+    setDeleting(null);
+    if ('error' in result)
+      notify({ message: apiErrorMessage(result.error, t), alert: { color: 'error', variant: 'filled' } });
+    else notify({ message: t('schedules.deleted'), alert: { color: 'success', variant: 'filled' } });
+  };
+
+  const runLabel = (run: { name: string; targets: ReadonlyArray<{ user_target_id: string }> }) =>
+    run.name || targetNames(run.targets);
+
+  return (
+    <Box>
+      <PageTitle title={t('schedules.title')} />
+      <Typography color="text.secondary" sx={{ mb: 3 }}>
+        {t('schedules.intro')}
+      </Typography>
+      <Stack spacing={3}>
+        <Section title={t('schedules.add')} id="schedule-create-title">
+          {targets.isLoading ? (
+            <Loading />
+          ) : targets.isError ? (
+            <LoadError error={targets.error} onRetry={() => void targets.refetch()} />
+          ) : !hasTargets || !targets.data ? (
+            <Stack spacing={2} sx={{ alignItems: 'flex-start' }} data-testid="schedules-no-targets">
+              <Typography color="text.secondary">{t('schedules.noTargets')}</Typography>
+              <Button component={Link} to={paths.scans} variant="contained">
+                {t('schedules.addTarget')}
+              </Button>
+            </Stack>
+          ) : (
+            <ScheduleForm
+              idPrefix="schedule-create"
+              initial={initial}
+              targets={targets.data}
+              submitLabel={t('schedules.form.create')}
+              isSubmitting={created.isLoading}
+              error={createError}
+              onSubmit={onCreate}
+            />
+          )}
+        </Section>
+        <Section title={t('schedules.list.title')} id="schedule-list-title">
+          {schedules.isLoading ? (
+            <Loading />
+          ) : schedules.isError ? (
+            <LoadError error={schedules.error} onRetry={() => void schedules.refetch()} />
+          ) : (
+            <ScheduleList
+              schedules={schedules.data?.results ?? []}
+              targetNames={targetNames}
+              onEdit={(s) => {
+                setEditError(null);
+                setEditing(s);
+              }}
+              onDelete={setDeleting}
+            />
+          )}
+        </Section>
+        <Section title={t('schedules.overview.title')} id="schedule-overview-title">
+          {overview.isLoading ? (
+            <Loading />
+          ) : overview.isError ? (
+            <LoadError error={overview.error} onRetry={() => void overview.refetch()} />
+          ) : overview.data ? (
+            <Stack spacing={2}>
+              <Typography variant="body2" color="text.secondary">
+                {t('schedules.overview.subtitle', { tz: overview.data.tz })}
+              </Typography>
+              {overview.data.days.every((d) => d.runs.length === 0) && (
+                <Typography color="text.secondary" data-testid="overview-empty">
+                  {t('schedules.overview.empty')}{' '}
+                  {!hasTargets && (
+                    <MuiLink component={Link} to={paths.scans}>
+                      {t('schedules.addTarget')}
+                    </MuiLink>
+                  )}
+                </Typography>
+              )}
+              <ScheduleCalendar overview={overview.data} runLabel={runLabel} />
+            </Stack>
+          ) : null}
+        </Section>
+      </Stack>
+
+      <Dialog
+        open={editing !== null}
+        onClose={() => setEditing(null)}
+        fullWidth
+        maxWidth="md"
+        aria-labelledby="schedule-edit-title"
+      >
+        <DialogTitle id="schedule-edit-title">{t('schedules.editTitle')}</DialogTitle>
+        <DialogContent>
+          {editing && targets.data && (
+            <Box sx={{ pt: 1 }}>
+              <ScheduleForm
+                key={editing.scan_schedule_id}
+                idPrefix="schedule-edit"
+                initial={formValuesOf(editing)}
+                targets={targets.data}
+                submitLabel={t('schedules.form.save')}
+                isSubmitting={updated.isLoading}
+                error={editError}
+                onSubmit={onUpdate}
+                onCancel={() => setEditing(null)}
+              />
+            </Box>
+          )}
+        </DialogContent>
+      </Dialog>
+
+      <Dialog
+        open={deleting !== null}
+        onClose={() => setDeleting(null)}
+        aria-labelledby="schedule-delete-title"
+      >
+        <DialogTitle id="schedule-delete-title">{t('schedules.deleteTitle')}</DialogTitle>
+        <DialogContent>
+          <DialogContentText>
+            {deleting && t('schedules.deleteText', { name: deleting.name || targetNames(deleting.targets) })}
+          </DialogContentText>
+        </DialogContent>
+        <DialogActions>
+          <Button onClick={() => setDeleting(null)}>{t('schedules.cancel')}</Button>
+          <Button
+            color="error"
+            variant="contained"
+            onClick={() => void onDelete()}
+            disabled={removed.isLoading}
+          >
+            {t('schedules.delete')}
+          </Button>
+        </DialogActions>
+      </Dialog>
+    </Box>
+  );
 }
