@@ -9,6 +9,7 @@ import { collectDslCalls, type DslNode, parseDsl } from '../operators/dsl/dsl-pa
 import { compileExtractor, type ExtractorDef } from '../operators/extractors/extractors.js';
 import { compileMatcher, type MatcherDef } from '../operators/matchers/matchers.js';
 import { OperatorCompileError } from '../operators/operator-types.js';
+import { AnnotationError, compileAnnotations } from './raw-annotations.js';
 import {
   type ExtractorDoc,
   type InfoDoc,
@@ -198,13 +199,19 @@ function parseRaw(text: string): RawHttpSpec {
   while (lines.length > 0 && /^\s*@/.test(lines[0] as string)) {
     const line = (lines.shift() as string).trim();
     const m = /^@([\w-]+)\s*:?\s*(.*)$/.exec(line);
+    // `@once` has no value; the others are `@name: value`.
     if (m) annotations[(m[1] as string).toLowerCase()] = (m[2] as string).trim();
   }
   const rest = lines.join('\n');
   const requestLine = rest.trimStart().split('\n')[0] ?? '';
   if (!/^[A-Za-z]+\s+\S+/.test(requestLine.trim()))
     throw new TemplateCompileError('raw', `invalid request line '${requestLine.trim().slice(0, 60)}'`);
-  return { kind: 'raw', text: rest.trimStart(), annotations };
+  try {
+    return { kind: 'raw', text: rest.trimStart(), annotations, annotated: compileAnnotations(annotations) };
+  } catch (err) {
+    if (err instanceof AnnotationError) throw new TemplateCompileError('raw', err.message);
+    throw err;
+  }
 }
 
 function attackOf(attack: string | undefined, payloads: Record<string, string[]>): AttackType {

@@ -31,6 +31,8 @@ export interface TemplateRunState {
   errors: string[];
   /** Fingerprints already reported in this run. */
   reported: Set<string>;
+  /** `@once` raw requests already sent in this run (request index:spec index). */
+  onceSent: Set<string>;
 }
 
 export interface TemplateRunResult {
@@ -252,6 +254,7 @@ export async function runTemplate(
     cookies: new Map(),
     errors: [],
     reported: new Set(),
+    onceSent: new Set(),
   };
   for (const [name, value] of template.variables) {
     const r = interpolate(value, state.vars);

@@ -35,7 +35,21 @@ interface RequestCommon {
 export interface RawHttpSpec {
   kind: 'raw';
   text: string;
+  /** Every `@name: value` line above the request line, names lowercased. */
   annotations: Record<string, string>;
+  /** The annotations nuclei defines, checked at compile time (see raw-annotations.ts). */
+  annotated: RawAnnotations;
+}
+
+export interface RawAnnotations {
+  /** `@Host:` — send to this scheme://host:port (or host:port) instead of the input. */
+  host?: string;
+  /** `@tls-sni:` — the TLS server name; `request.host` = the request's Host header. */
+  tlsSni?: string;
+  /** `@timeout:` — this request's time limit in milliseconds. */
+  timeoutMs?: number;
+  /** `@once` — sent once per template run even inside a payload loop. */
+  once?: boolean;
 }
 export interface PathHttpSpec {
   kind: 'path';

@@ -72,6 +72,10 @@ export interface HttpRequestInit {
   url: string;
   headers: Record<string, string>;
   body?: string;
+  /** TLS server name when it must differ from the Host header's (`@tls-sni`). */
+  servername?: string;
+  /** This request's time limit instead of the client's (`@timeout`). */
+  timeoutMs?: number;
 }
 
 export interface HttpResponseData {
@@ -171,6 +175,11 @@ export class HttpClient {
       headers,
       ...(init.body !== undefined && init.body !== '' ? { body: init.body } : {}),
       ...(signal ? { signal } : {}),
+      ...(init.timeoutMs !== undefined
+        ? { headersTimeout: init.timeoutMs, bodyTimeout: init.timeoutMs }
+        : {}),
+      // undici takes a per-request server name (it reconnects when it changes); not in its types.
+      ...(init.servername ? ({ servername: init.servername } as object) : {}),
     });
     let body: Buffer;
     let truncated = false;

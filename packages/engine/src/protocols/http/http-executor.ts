@@ -57,19 +57,45 @@ export function buildHttpRequest(
   }
   for (const [k, v] of Object.entries(req.headers)) headers[k] = fill(v, vars);
   const root = String(vars.RootURL ?? '');
-  const url = /^https?:\/\//i.test(target) ? target : `${root}${target.startsWith('/') ? '' : '/'}${target}`;
+  let url = /^https?:\/\//i.test(target) ? target : `${root}${target.startsWith('/') ? '' : '/'}${target}`;
+  const a = spec.annotated;
+  if (a.host) url = withAuthority(url, fill(a.host, vars));
+  let hostHeader: string | undefined;
   // undici derives Host from the URL; keep an explicit Host only when it differs (virtual hosts).
   for (const k of Object.keys(headers)) {
-    if (k.toLowerCase() === 'host' && (headers[k] === vars.Hostname || headers[k] === vars.Host))
-      delete headers[k];
+    if (k.toLowerCase() !== 'host') continue;
+    hostHeader = headers[k];
+    if (headers[k] === vars.Hostname || headers[k] === vars.Host) delete headers[k];
   }
   if (!Object.keys(headers).some((k) => k.toLowerCase() === 'user-agent')) headers['User-Agent'] = DEFAULT_UA;
-  return {
+  const init: HttpRequestInit = {
     method,
     url: checkedUrl(url),
     headers,
     ...(body !== '' ? { body: body.replace(/\n$/, '') } : {}),
   };
+  if (a.tlsSni) {
+    const sni = fill(a.tlsSni, vars);
+    // `request.host`: the Host header as sent (without a port), else the URL's host.
+    init.servername =
+      sni === 'request.host' ? stripPort(hostHeader ?? splitRawUrl(init.url).host) : stripPort(sni);
+  }
+  if (a.timeoutMs !== undefined) init.timeoutMs = a.timeoutMs;
+  return init;
+}
+
+/** `@Host:` — the request goes to another scheme://host:port (or host:port on the same scheme). */
+function withAuthority(url: string, annotated: string): string {
+  const u = splitRawUrl(url);
+  const value = annotated.trim().replace(/\/+$/, '');
+  if (/^https?:\/\//i.test(value)) return `${value}${u.path}`;
+  return `${u.scheme}://${value}${u.path}`;
+}
+
+function stripPort(host: string): string {
+  if (host.startsWith('[')) return host.slice(1, host.indexOf(']'));
+  const i = host.lastIndexOf(':');
+  return i > 0 && host.indexOf(':') === i ? host.slice(0, i) : host;
 }
 
 function checkedUrl(url: string): string {

@@ -6,7 +6,13 @@ import { executeHttpRequest } from './http-executor.js';
 export const httpExecutor: ProtocolExecutor = async function* (req, vars, ctx, state) {
   if (req.protocol !== 'http') return;
   if (!state.target.scheme) return; // http templates need a URL input
-  for (const spec of req.specs) {
+  for (const [i, spec] of req.specs.entries()) {
+    // `@once`: a raw request sent once per template run, whatever the payload loop does.
+    if (spec.kind === 'raw' && spec.annotated.once) {
+      const key = `${req.index}:${i}`;
+      if (state.onceSent.has(key)) continue;
+      state.onceSent.add(key);
+    }
     try {
       yield await executeHttpRequest(req, spec, vars, ctx, req.cookieReuse ? state.cookies : undefined);
     } catch (err) {
