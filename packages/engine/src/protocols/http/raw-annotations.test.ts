@@ -136,8 +136,8 @@ describe('annotations against servers on 127.0.0.1', () => {
       },
       (_req, res) => res.end('tls answered'),
     );
-    tls.on('secureConnection', (s: TLSSocket) => {
-      sni.push(s.servername);
+    tls.on('secureConnection', (s: TLSSocket & { servername?: string | false }) => {
+      sni.push(s.servername ?? false);
     });
     await new Promise<void>((resolve) => tls.listen(0, '127.0.0.1', resolve));
     tlsPort = (tls.address() as AddressInfo).port;
