@@ -2,7 +2,7 @@ import type { CveFinding, LeakFinding, TemplateFinding } from '@perimeter/engine
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scans } from '../src/db/schema/index.ts';
-import { upsertFindings } from '../src/modules/scans/scans-repo.ts';
+import { saveScope, upsertFindings } from '../src/modules/scans/scans-repo.ts';
 import { createTestApp, type TestApp } from './support/app.ts';
 import { type Api, createScan, seedScan, signUp } from './support/scan-lab.ts';
 
@@ -185,10 +185,88 @@ describe('events filters', () => {
     expect(noLeaks.items).toEqual([]);
   });
 
-  it('keeps cve findings apart from the others (vulnerabilities_existence=with)', async () => {
-    await scanSeeing({ exploit_db: [cve('c1', 'CVE-2021-23017')] });
+  it('vulnerabilities_existence: with = CVE findings; without = detected technologies with no CVE', async () => {
+    const db = t.runtime.ctx.db;
+    const scan = await createScan(api, targetId);
+    await upsertFindings(db, scan.id, userId, {
+      exploit_scanner: [],
+      exploit_db: [{ targetId, finding: cve('c1', 'CVE-2021-23017') }],
+      leakcheck: [],
+    });
+    const asset = (name: string, technologies: { name: string; version: string | null }[]) => ({
+      name,
+      kind: 'subdomain',
+      mainDomain: 'filters.example.com',
+      ipAddresses: ['203.0.113.10'],
+      openedPorts: [443],
+      services: [],
+      technologies,
+      emails: [],
+      cnames: [],
+      urls: [],
+    });
+    await saveScope(db, scan.id, [
+      asset('www.filters.example.com', [
+        { name: 'nginx', version: '1.14.0' },
+        { name: 'jQuery', version: '3.7.1' },
+      ]),
+      asset('api.filters.example.com', [{ name: 'PHP', version: '8.2.1' }]),
+    ]);
+    await db.update(scans).set({ status: 'done', finishedAt: new Date() }).where(eq(scans.id, scan.id));
+
     const withCve = await events({ scan_subclass: 'exploit_db', vulnerabilities_existence: 'with' });
-    expect(withCve.items.every((i) => typeof i.cve === 'string' && i.cve !== '')).toBe(true);
+    // seedScan's Nginx CVE and c1.
     expect(withCve.total).toBe(2);
+    expect(withCve.items.every((i) => typeof i.cve === 'string' && i.cve !== '')).toBe(true);
+
+    const without = await events({
+      scan_subclass: 'exploit_db',
+      vulnerabilities_existence: 'without',
+      sort_key: 'tech',
+      sort_order: 'asc',
+    });
+    expect(without.total).toBe(2);
+    expect(without.items.map((i) => [i.tech, i.version, i.host, i.subdomain, i.cve, i.severity])).toEqual([
+      ['jQuery', '3.7.1', 'www.filters.example.com', 'www', '', 'informational'],
+      ['PHP', '8.2.1', 'api.filters.example.com', 'api', '', 'informational'],
+    ]);
+    expect(without.items[0]?.user_target_id).toBe(targetId);
+    // Stable ids across requests.
+    const again = await events({ scan_subclass: 'exploit_db', vulnerabilities_existence: 'without' });
+    expect(again.items.map((i) => i.id).sort()).toEqual(without.items.map((i) => i.id).sort());
+
+    const filtered = await events({
+      scan_subclass: 'exploit_db',
+      vulnerabilities_existence: 'without',
+      subdomain_filter_opt: { subdomain_filter: 'AP', is_contains: true },
+    });
+    expect(filtered.items.map((i) => i.tech)).toEqual(['PHP']);
+    const high = await events({
+      scan_subclass: 'exploit_db',
+      vulnerabilities_existence: 'without',
+      severity: ['high'],
+    });
+    expect(high.total).toBe(0);
+    const paged = await api.post<{ data: Page }>('/main/get_all_user_abstract_scan_events?limit=1&offset=1', {
+      scan_subclass: 'exploit_db',
+      vulnerabilities_existence: 'without',
+      sort_key: 'tech',
+      sort_order: 'asc',
+    });
+    expect(paged.body.data.items.map((i) => i.tech)).toEqual(['PHP']);
+    expect(paged.body.data.total).toBe(2);
+
+    const path = '/main/get_one_user_abstract_scan_events';
+    const oneScan = await events(
+      { id: scan.id, scan_subclass: 'exploit_db', vulnerabilities_existence: 'without' },
+      path,
+    );
+    expect(oneScan.total).toBe(2);
+    // The seeded scan saw only nginx 1.14.0, which has a CVE.
+    const seeded = await events(
+      { id: scanA, scan_subclass: 'exploit_db', vulnerabilities_existence: 'without' },
+      path,
+    );
+    expect(seeded.total).toBe(0);
   });
 });

@@ -96,6 +96,58 @@ export function toEvent(row: repo.FindingRow): TEvent {
   };
 }
 
+/** A detected technology with no known CVE, in the exploit_db event shape (no CVE, informational). */
+function technologyEvent(row: repo.TechnologyRow): TEvent {
+  return {
+    id: row.id,
+    user_target_id: row.targetId,
+    fingerprint: row.fingerprint,
+    severity: 'informational',
+    severity_ordering: 1,
+    main_domain: row.mainDomain,
+    status: 'open',
+    resolved: false,
+    resolved_reason: null,
+    add_ts: row.firstSeen.toISOString(),
+    first_seen: row.firstSeen.toISOString(),
+    last_seen: row.lastSeen.toISOString(),
+    fixed_at: null,
+    scan_subclass: 'exploit_db',
+    tech: row.tech,
+    version: row.version,
+    cve: '',
+    host: row.host,
+    subdomain: row.subdomain,
+    port: null,
+    cvss_score: null,
+    cvss_vector: null,
+    description: null,
+    info_created_ts: null,
+    info_updated_ts: null,
+    last_update_ts: row.lastSeen.toISOString(),
+    last_check_ts: row.lastSeen.toISOString(),
+    version_start: null,
+    version_end: null,
+    latest_version: null,
+    homepage: null,
+    downloads_per_month: null,
+    source_repository: null,
+    cwe: [],
+    references: [],
+  };
+}
+
+async function withoutCve(
+  ctx: AppContext,
+  userId: string,
+  body: TAllEventsBody,
+  page: { limit: number; offset: number },
+  scanId?: string,
+): Promise<TEventsPage> {
+  const { rows, total } = await repo.listTechnologiesWithoutCve(ctx.db, userId, body, page, scanId);
+  return { items: rows.map(technologyEvent), total, total_exact: true };
+}
+
 const pageOf = (
   body: { scan_subclass: keyof typeof EVENTS_PAGE_SIZE },
   q: { limit?: number | undefined; offset: number },
@@ -110,6 +162,8 @@ export async function getAllEvents(
   body: TAllEventsBody,
   q: { limit?: number | undefined; offset: number },
 ): Promise<TEventsPage> {
+  if (body.scan_subclass === 'exploit_db' && body.vulnerabilities_existence === 'without')
+    return withoutCve(ctx, userId, body, pageOf(body, q));
   const { rows, total, totalExact } = await repo.listFindings(ctx.db, userId, body, pageOf(body, q));
   return { items: rows.map(toEvent), total, total_exact: totalExact };
 }
@@ -123,6 +177,8 @@ export async function getOneScanEvents(
   const scan = await getScan(ctx.db, userId, body.id);
   if (!scan) throw notFound('Scan not found.');
   const { id, ...filters } = body;
+  if (filters.scan_subclass === 'exploit_db' && filters.vulnerabilities_existence === 'without')
+    return withoutCve(ctx, userId, filters as TAllEventsBody, pageOf(body, q), id);
   const { rows, total, totalExact } = await repo.listFindings(
     ctx.db,
     userId,
