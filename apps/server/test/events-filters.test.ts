@@ -195,7 +195,7 @@ describe('events filters', () => {
     });
     const asset = (name: string, technologies: { name: string; version: string | null }[]) => ({
       name,
-      kind: 'subdomain',
+      kind: 'subdomain' as const,
       mainDomain: 'filters.example.com',
       ipAddresses: ['203.0.113.10'],
       openedPorts: [443],
