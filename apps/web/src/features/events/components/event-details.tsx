@@ -1,0 +1,430 @@
+import ContentCopyOutlined from '@mui/icons-material/ContentCopyOutlined';
+import {
+  Box,
+  Button,
+  Chip,
+  Dialog,
+  DialogActions,
+  DialogContent,
+  DialogTitle,
+  Divider,
+  Link,
+  Stack,
+  Typography,
+} from '@mui/material';
+import type { TEvent } from '@perimeter/contracts';
+import { type ReactNode, useId } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useNotify } from '../../../components/feedback/snackbar.tsx';
+import { maskPassword, SeverityChip, StatusChip, useFormat } from './event-format.tsx';
+import { ResolveControls } from './resolve-controls.tsx';
+
+type TOf<S extends TEvent['scan_subclass']> = Extract<TEvent, { scan_subclass: S }>;
+
+function Section({ title, children }: { title: string; children: ReactNode }) {
+  const id = useId();
+  return (
+    <Box component="section" aria-labelledby={id} sx={{ mb: 2.5 }}>
+      <Typography id={id} variant="subtitle1" component="h3" sx={{ fontWeight: 600, mb: 0.5 }}>
+        {title}
+      </Typography>
+      {children}
+    </Box>
+  );
+}
+
+function Text({ value }: { value: string | null }) {
+  const { t } = useTranslation();
+  return (
+    <Typography
+      variant="body2"
+      sx={{ whiteSpace: 'pre-wrap' }}
+      color={value ? 'text.primary' : 'text.secondary'}
+    >
+      {value || t('events.details.none')}
+    </Typography>
+  );
+}
+
+/** Code, requests and commands read left to right whatever the page direction. */
+function Code({ children, label }: { children: string; label: string }) {
+  return (
+    <Box
+      component="pre"
+      dir="ltr"
+      aria-label={label}
+      tabIndex={0}
+      sx={{
+        m: 0,
+        mb: 1,
+        p: 1.5,
+        maxHeight: 240,
+        overflow: 'auto',
+        textAlign: 'start',
+        whiteSpace: 'pre-wrap',
+        wordBreak: 'break-all',
+        fontFamily: 'monospace',
+        fontSize: 13,
+        borderRadius: 1,
+        bgcolor: 'action.hover',
+        color: 'text.primary',
+      }}
+    >
+      {children}
+    </Box>
+  );
+}
+
+/** Label/value pairs; values that are data (hosts, versions) keep their own direction. */
+function Facts({ children }: { children: ReactNode }) {
+  return (
+    <Box
+      component="dl"
+      sx={{
+        m: 0,
+        display: 'grid',
+        gridTemplateColumns: 'minmax(120px, max-content) 1fr',
+        columnGap: 2,
+        rowGap: 0.5,
+      }}
+    >
+      {children}
+    </Box>
+  );
+}
+
+function Fact({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    <>
+      <Typography component="dt" variant="body2" color="text.secondary">
+        {label}
+      </Typography>
+      <Typography component="dd" variant="body2" sx={{ m: 0, overflowWrap: 'anywhere' }}>
+        {children}
+      </Typography>
+    </>
+  );
+}
+
+function ExternalLink({ href }: { href: string | null }) {
+  const { t } = useTranslation();
+  if (!href) return <>{t('events.details.none')}</>;
+  // Only web links become links: a reference from a scanned page is data, never a javascript: URL.
+  if (!/^https?:\/\//i.test(href)) return <span dir="ltr">{href}</span>;
+  return (
+    <Link href={href} target="_blank" rel="noopener noreferrer" dir="ltr" sx={{ overflowWrap: 'anywhere' }}>
+      {href}
+    </Link>
+  );
+}
+
+function References({ refs }: { refs: string[] }) {
+  const { t } = useTranslation();
+  return (
+    <Section title={t('events.details.references')}>
+      {refs.length === 0 ? (
+        <Text value={null} />
+      ) : (
+        <Box component="ul" sx={{ m: 0, ps: 2.5 }}>
+          {refs.map((r) => (
+            <li key={r}>
+              <ExternalLink href={r} />
+            </li>
+          ))}
+        </Box>
+      )}
+    </Section>
+  );
+}
+
+const CLASSIFICATION_KEYS = ['cve-id', 'cwe-id', 'cvss-score', 'cvss-metrics', 'epss-score', 'cpe'] as const;
+
+function classificationValue(v: unknown): string {
+  if (Array.isArray(v)) return v.map(String).join(', ');
+  if (v && typeof v === 'object') return JSON.stringify(v);
+  return String(v);
+}
+
+function CopyButton({ text, label }: { text: string; label: string }) {
+  const { t } = useTranslation();
+  const notify = useNotify();
+  return (
+    <Button
+      size="small"
+      startIcon={<ContentCopyOutlined fontSize="small" />}
+      onClick={() =>
+        void navigator.clipboard.writeText(text).then(
+          () =>
+            notify({ message: t('events.details.copied'), alert: { color: 'success', variant: 'filled' } }),
+          () =>
+            notify({ message: t('events.details.copyFailed'), alert: { color: 'error', variant: 'filled' } }),
+        )
+      }
+    >
+      {label}
+    </Button>
+  );
+}
+
+function ScannerDetails({ event }: { event: TOf<'exploit_scanner'> }) {
+  const { t } = useTranslation();
+  const f = useFormat();
+  const classification = Object.entries(event.classification ?? {}).filter(
+    ([, v]) => v !== null && v !== undefined && v !== '',
+  );
+  const known = new Set<string>(CLASSIFICATION_KEYS);
+  return (
+    <>
+      <Section title={t('events.details.where')}>
+        <Facts>
+          <Fact label={t('events.columns.host')}>
+            <span dir="ltr">{event.host}</span>
+          </Fact>
+          <Fact label={t('events.details.matchedAt')}>
+            <span dir="ltr">{event.matched_at}</span>
+          </Fact>
+          <Fact label={t('events.columns.main_domain')}>{event.main_domain}</Fact>
+          <Fact label={t('events.details.template')}>
+            <span dir="ltr">{event.template_id}</span>
+          </Fact>
+          <Fact label={t('events.details.firstSeen')}>{f.date(event.first_seen)}</Fact>
+          <Fact label={t('events.details.lastSeen')}>{f.date(event.last_seen)}</Fact>
+        </Facts>
+      </Section>
+      {event.description && (
+        <Section title={t('events.details.description')}>
+          <Text value={event.description} />
+        </Section>
+      )}
+      <Section title={t('events.details.impact')}>
+        <Text value={event.impact} />
+      </Section>
+      <Section title={t('events.details.howToResolve')}>
+        <Text value={event.remediation} />
+      </Section>
+      <Section title={t('events.details.howToReproduce')}>
+        {event.evidence ? (
+          <>
+            {event.evidence.curl && (
+              <>
+                <Stack direction="row" sx={{ alignItems: 'center', justifyContent: 'space-between' }}>
+                  <Typography variant="body2" color="text.secondary">
+                    {t('events.details.curl')}
+                  </Typography>
+                  <CopyButton text={event.evidence.curl} label={t('events.details.copyCurl')} />
+                </Stack>
+                <Code label={t('events.details.curl')}>{event.evidence.curl}</Code>
+              </>
+            )}
+            {event.evidence.request && (
+              <>
+                <Typography variant="body2" color="text.secondary">
+                  {t('events.details.request')}
+                </Typography>
+                <Code label={t('events.details.request')}>{event.evidence.request}</Code>
+              </>
+            )}
+            {event.evidence.response && (
+              <>
+                <Typography variant="body2" color="text.secondary">
+                  {t('events.details.response')}
+                </Typography>
+                <Code label={t('events.details.response')}>{event.evidence.response}</Code>
+              </>
+            )}
+          </>
+        ) : (
+          <Text value={null} />
+        )}
+        {event.extracted.length > 0 && (
+          <>
+            <Typography variant="body2" color="text.secondary">
+              {t('events.details.extracted')}
+            </Typography>
+            <Code label={t('events.details.extracted')}>{event.extracted.join('\n')}</Code>
+          </>
+        )}
+      </Section>
+      <References refs={event.references} />
+      <Section title={t('events.details.classification')}>
+        <Facts>
+          <Fact label={t('events.details.classificationSeverity')}>
+            <SeverityChip severity={event.severity} />
+          </Fact>
+          {classification.map(([k, v]) => (
+            <Fact
+              key={k}
+              label={known.has(k) ? t(`events.details.classificationKeys.${k.replace(/-/g, '_')}`) : k}
+            >
+              <span dir="ltr">{classificationValue(v)}</span>
+            </Fact>
+          ))}
+        </Facts>
+        {event.tags.length > 0 && (
+          <Stack direction="row" useFlexGap spacing={0.5} sx={{ mt: 1, flexWrap: 'wrap' }}>
+            {event.tags.map((tag) => (
+              <Chip key={tag} size="small" variant="outlined" label={tag} />
+            ))}
+          </Stack>
+        )}
+      </Section>
+    </>
+  );
+}
+
+function CveDetails({ event }: { event: TOf<'exploit_db'> }) {
+  const { t } = useTranslation();
+  const f = useFormat();
+  const range =
+    event.version_start || event.version_end
+      ? `${event.version_start ?? '…'} – ${event.version_end ?? '…'}`
+      : t('events.details.none');
+  return (
+    <>
+      <Section title={t('events.details.where')}>
+        <Facts>
+          <Fact label={t('events.columns.host')}>
+            <span dir="ltr">{event.port ? `${event.host}:${event.port}` : event.host}</span>
+          </Fact>
+          <Fact label={t('events.columns.main_domain')}>{event.main_domain}</Fact>
+          <Fact label={t('events.columns.tech')}>{event.tech}</Fact>
+          <Fact label={t('events.columns.version')}>
+            <span dir="ltr">{event.version || t('events.details.none')}</span>
+          </Fact>
+          <Fact label={t('events.details.firstSeen')}>{f.date(event.first_seen)}</Fact>
+          <Fact label={t('events.details.lastSeen')}>{f.date(event.last_seen)}</Fact>
+        </Facts>
+      </Section>
+      <Section title={t('events.details.technologyInfo')}>
+        <Facts>
+          <Fact label={t('events.details.versionRange')}>
+            <span dir="ltr">{range}</span>
+          </Fact>
+          <Fact label={t('events.details.latestVersion')}>
+            <span dir="ltr">{event.latest_version ?? t('events.details.none')}</span>
+          </Fact>
+          <Fact label={t('events.details.homepage')}>
+            <ExternalLink href={event.homepage} />
+          </Fact>
+          <Fact label={t('events.details.downloadsPerMonth')}>
+            {event.downloads_per_month === null
+              ? t('events.details.none')
+              : f.number(event.downloads_per_month)}
+          </Fact>
+          <Fact label={t('events.details.sourceRepository')}>
+            <ExternalLink href={event.source_repository} />
+          </Fact>
+        </Facts>
+      </Section>
+      <Section title={t('events.details.description')}>
+        <Text value={event.description} />
+      </Section>
+      <References refs={event.references} />
+      <Section title={t('events.details.classification')}>
+        <Facts>
+          <Fact label={t('events.details.classificationSeverity')}>
+            <SeverityChip severity={event.severity} />
+          </Fact>
+          <Fact label={t('events.columns.cve')}>
+            <span dir="ltr">{event.cve || t('events.details.noCve')}</span>
+          </Fact>
+          <Fact label={t('events.details.classificationKeys.cvss_score')}>
+            {event.cvss_score === null ? t('events.details.none') : f.number(event.cvss_score)}
+          </Fact>
+          <Fact label={t('events.details.classificationKeys.cvss_metrics')}>
+            <span dir="ltr">{event.cvss_vector ?? t('events.details.none')}</span>
+          </Fact>
+          <Fact label={t('events.details.classificationKeys.cwe_id')}>
+            <span dir="ltr">{event.cwe.length ? event.cwe.join(', ') : t('events.details.none')}</span>
+          </Fact>
+        </Facts>
+      </Section>
+    </>
+  );
+}
+
+function LeakDetails({ event }: { event: TOf<'leakcheck'> }) {
+  const { t } = useTranslation();
+  const f = useFormat();
+  return (
+    <Section title={t('events.details.leakInfo')}>
+      <Facts>
+        <Fact label={t('events.columns.email')}>
+          <span dir="ltr">{event.email}</span>
+        </Fact>
+        <Fact label={t('events.columns.password')}>
+          {event.password ? (
+            <Box component="span" dir="ltr" sx={{ fontFamily: 'monospace' }} data-testid="leak-password">
+              {maskPassword(event.password)}
+            </Box>
+          ) : (
+            t('events.details.noPassword')
+          )}
+        </Fact>
+        <Fact label={t('events.details.leakSources')}>
+          {event.sources.length ? event.sources.join(', ') : t('events.details.none')}
+        </Fact>
+        <Fact label={t('events.columns.leak_date')}>{f.day(event.leak_date)}</Fact>
+        <Fact label={t('events.columns.main_domain')}>{event.main_domain}</Fact>
+        <Fact label={t('events.details.firstSeen')}>{f.date(event.first_seen)}</Fact>
+        <Fact label={t('events.details.lastSeen')}>{f.date(event.last_seen)}</Fact>
+      </Facts>
+    </Section>
+  );
+}
+
+export function eventTitle(event: TEvent): string {
+  if (event.scan_subclass === 'exploit_scanner') return event.name;
+  if (event.scan_subclass === 'exploit_db')
+    return [event.tech, event.version, event.cve].filter(Boolean).join(' · ');
+  return event.email;
+}
+
+/**
+ * A finding's details in a dialog: its sections, and mark resolved / reopen. Marking closes the
+ * dialog, so the snackbar's Undo is reachable (a modal dialog hides and traps everything else).
+ */
+export function EventDetails({
+  event,
+  open,
+  onClose,
+}: {
+  event: TEvent | null;
+  open: boolean;
+  onClose: () => void;
+}) {
+  const { t } = useTranslation();
+  const titleId = useId();
+  return (
+    <Dialog
+      open={open && !!event}
+      onClose={onClose}
+      fullWidth
+      maxWidth="md"
+      scroll="paper"
+      aria-labelledby={titleId}
+    >
+      {event && (
+        <>
+          <DialogTitle id={titleId} sx={{ overflowWrap: 'anywhere' }}>
+            {eventTitle(event)}
+          </DialogTitle>
+          <DialogContent dividers>
+            <Stack direction="row" spacing={1} sx={{ mb: 2 }}>
+              <SeverityChip severity={event.severity} />
+              <StatusChip event={event} />
+            </Stack>
+            {event.scan_subclass === 'exploit_scanner' && <ScannerDetails event={event} />}
+            {event.scan_subclass === 'exploit_db' && <CveDetails event={event} />}
+            {event.scan_subclass === 'leakcheck' && <LeakDetails event={event} />}
+            <Divider sx={{ my: 2 }} />
+            <ResolveControls key={event.id} event={event} onDone={onClose} />
+          </DialogContent>
+          <DialogActions>
+            <Button onClick={onClose}>{t('common.close')}</Button>
+          </DialogActions>
+        </>
+      )}
+    </Dialog>
+  );
+}

@@ -1,0 +1,186 @@
+import { Link, Table, TableBody, TableCell, TableHead, TableRow, TableSortLabel } from '@mui/material';
+import type { TEvent, TScanSubclass } from '@perimeter/contracts';
+import type { ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
+import type { TEventsState, TSortColumn } from '../hooks/use-events-params.ts';
+import { maskPassword, SeverityChip, StatusChip, useFormat } from './event-format.tsx';
+
+type TOf<S extends TScanSubclass> = Extract<TEvent, { scan_subclass: S }>;
+type TColumn = {
+  id: string;
+  /** Set for a sortable column: the sort key it stands for. */
+  sort?: TSortColumn;
+  cell: (e: TEvent) => ReactNode;
+  /** The column holding the row's details button. */
+  main?: boolean;
+};
+
+/** A cell renderer for one subclass; rows of another subclass (never sent for this tab) render nothing. */
+function of<S extends TScanSubclass>(sub: S, render: (e: TOf<S>) => ReactNode) {
+  return (e: TEvent) => (e.scan_subclass === sub ? render(e as TOf<S>) : null);
+}
+
+const ltr = (v: string) => <span dir="ltr">{v}</span>;
+
+function useColumns(subclass: TScanSubclass): TColumn[] {
+  const { t } = useTranslation();
+  const f = useFormat();
+  const status: TColumn = { id: 'status', cell: (e) => <StatusChip event={e} /> };
+  const severity: TColumn = {
+    id: 'severity',
+    sort: 'severity',
+    cell: (e) => <SeverityChip severity={e.severity} />,
+  };
+  const mainDomain: TColumn = { id: 'main_domain', sort: 'main_domain', cell: (e) => e.main_domain };
+  const found: TColumn = { id: 'add_ts', sort: 'add_ts', cell: (e) => f.date(e.add_ts) };
+  if (subclass === 'exploit_scanner')
+    return [
+      { id: 'name', sort: 'name', main: true, cell: of('exploit_scanner', (e) => e.name) },
+      severity,
+      { id: 'host', sort: 'host', cell: of('exploit_scanner', (e) => ltr(e.host)) },
+      mainDomain,
+      { id: 'subdomain', sort: 'subdomain', cell: of('exploit_scanner', (e) => ltr(e.subdomain)) },
+      found,
+      status,
+    ];
+  if (subclass === 'exploit_db')
+    return [
+      { id: 'tech', sort: 'tech', main: true, cell: of('exploit_db', (e) => e.tech) },
+      { id: 'version', sort: 'version', cell: of('exploit_db', (e) => ltr(e.version || '—')) },
+      {
+        id: 'cve',
+        sort: 'cve',
+        cell: of('exploit_db', (e) => (e.cve ? ltr(e.cve) : t('events.details.noCve'))),
+      },
+      {
+        ...severity,
+        cell: of('exploit_db', (e) => (
+          <>
+            <SeverityChip severity={e.severity} />
+            {e.cvss_score !== null && <span dir="ltr"> {f.number(e.cvss_score)}</span>}
+          </>
+        )),
+      },
+      mainDomain,
+      {
+        id: 'info_created_ts',
+        sort: 'info_created_ts',
+        cell: of('exploit_db', (e) => f.date(e.info_created_ts)),
+      },
+      {
+        id: 'info_updated_ts',
+        sort: 'info_updated_ts',
+        cell: of('exploit_db', (e) => f.date(e.info_updated_ts)),
+      },
+      {
+        id: 'last_update_ts',
+        sort: 'last_update_ts',
+        cell: of('exploit_db', (e) => f.date(e.last_update_ts)),
+      },
+      { id: 'last_check_ts', sort: 'last_check_ts', cell: of('exploit_db', (e) => f.date(e.last_check_ts)) },
+      found,
+      status,
+    ];
+  return [
+    { id: 'email', sort: 'email', main: true, cell: of('leakcheck', (e) => e.email) },
+    {
+      id: 'password',
+      sort: 'password',
+      cell: of('leakcheck', (e) =>
+        e.password ? (
+          <span dir="ltr" style={{ fontFamily: 'monospace' }}>
+            {maskPassword(e.password)}
+          </span>
+        ) : (
+          t('events.details.noPassword')
+        ),
+      ),
+    },
+    { id: 'leak_date', sort: 'leak_date', cell: of('leakcheck', (e) => f.day(e.leak_date)) },
+    mainDomain,
+    { id: 'sources', cell: of('leakcheck', (e) => e.sources.join(', ') || '—') },
+    found,
+    status,
+  ];
+}
+
+/** One tab's findings; a header click sorts on the server, a row opens its details. */
+export function EventsTable({
+  subclass,
+  items,
+  state,
+  label,
+  onSort,
+  onOpen,
+}: {
+  subclass: TScanSubclass;
+  items: TEvent[];
+  state: TEventsState;
+  label: string;
+  onSort: (column: TSortColumn) => void;
+  onOpen: (e: TEvent) => void;
+}) {
+  const { t } = useTranslation();
+  const columns = useColumns(subclass);
+  return (
+    <Table size="small" aria-label={label}>
+      <TableHead>
+        <TableRow>
+          {columns.map((c) => {
+            const title = t(`events.columns.${c.id}`);
+            if (!c.sort) return <TableCell key={c.id}>{title}</TableCell>;
+            const isActive = state.sort === c.sort;
+            const sort = c.sort;
+            return (
+              <TableCell
+                key={c.id}
+                sortDirection={isActive ? state.order : false}
+                sx={{ whiteSpace: 'nowrap' }}
+              >
+                <TableSortLabel
+                  active={isActive}
+                  direction={isActive ? state.order : 'desc'}
+                  onClick={() => onSort(sort)}
+                >
+                  {title}
+                </TableSortLabel>
+              </TableCell>
+            );
+          })}
+        </TableRow>
+      </TableHead>
+      <TableBody>
+        {items.map((e) => (
+          <TableRow
+            key={e.id}
+            hover
+            data-testid={`event-${e.id}`}
+            onClick={() => onOpen(e)}
+            sx={{ cursor: 'pointer' }}
+          >
+            {columns.map((c) => (
+              <TableCell key={c.id} sx={c.main ? { minWidth: 160, overflowWrap: 'anywhere' } : undefined}>
+                {c.main ? (
+                  <Link
+                    component="button"
+                    type="button"
+                    variant="body2"
+                    sx={{ textAlign: 'start' }}
+                    onClick={(ev) => {
+                      ev.stopPropagation();
+                      onOpen(e);
+                    }}
+                  >
+                    {c.cell(e)}
+                  </Link>
+                ) : (
+                  c.cell(e)
+                )}
+              </TableCell>
+            ))}
+          </TableRow>
+        ))}
+      </TableBody>
+    </Table>
+  );
+}
