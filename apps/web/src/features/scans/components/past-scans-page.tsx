@@ -83,7 +83,8 @@ function TargetFilter({
   onChange: (target: string | null) => void;
 }) {
   const { t } = useTranslation();
-  const { data, isError } = useGetScanTargetsQuery(type);
+  // Targets are added on other pages: read them afresh each time the Reports page opens.
+  const { data, isError } = useGetScanTargetsQuery(type, { refetchOnMountOrArgChange: true });
   const targets = data?.[type] ?? [];
   // A target from the address that is not (yet) in the list still shows as chosen.
   const isKnown = !value || targets.some((x) => x.user_target_id === value);

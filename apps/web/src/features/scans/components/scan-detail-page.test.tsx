@@ -485,6 +485,15 @@ describe('scan detail page', { timeout: 30_000 }, () => {
     expect(screen.queryByTestId('scan-info')).toBeNull();
   });
 
+  it('treats an address that is not a scan id (400 from the server) as not found', async () => {
+    stubApi({
+      '/main/get_abstract_scan': () =>
+        Response.json({ detail: 'Not a valid scan id.', code: 'validation_error' }, { status: 400 }),
+    });
+    renderPage('not-a-scan');
+    expect(await screen.findByTestId('scan-not-found')).toHaveTextContent('Scan not found');
+  });
+
   it('shows a load error with a retry for other failures', async () => {
     let fail = true;
     stubApi(

@@ -2,7 +2,7 @@ import ContentCopyOutlined from '@mui/icons-material/ContentCopyOutlined';
 import { Box, Card, CardContent, IconButton, Link as MuiLink, Tooltip, Typography } from '@mui/material';
 import type { TScan } from '@perimeter/contracts';
 import type { TFunction } from 'i18next';
-import type { ReactNode } from 'react';
+import { type ReactNode, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { useNotify } from '../../../components/feedback/snackbar.tsx';
@@ -48,7 +48,15 @@ export function ScanInfoPanel({ scan }: { scan: TScan }) {
   const date = (v: string | null) => (v ? <span dir="ltr">{fmt.format(new Date(v))}</span> : '—');
   const link = `${paths.pastScans}/${scan.id}`;
   const absolute = typeof window === 'undefined' ? link : `${window.location.origin}${link}`;
-  const seconds = durationOf(scan, Date.now());
+  const isRunning = !!scan.started_at && !scan.finished_at && scan.status === 'running';
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    // A running scan's duration counts up on screen.
+    if (!isRunning) return;
+    const id = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(id);
+  }, [isRunning]);
+  const seconds = durationOf(scan, now);
   const copy = async () => {
     try {
       await navigator.clipboard.writeText(absolute);

@@ -25,6 +25,8 @@ import { SCOPE_PAGE_SIZE, useGetScanScopeQuery } from '../api/get-scan-scope.ts'
 import { SEVERITY_COLOR } from './severity.ts';
 
 export const SCOPE_FILTER_DEBOUNCE_MS = 300;
+/** While the scan runs its scope grows: re-read the page now and then. */
+export const SCOPE_POLL_MS = 15_000;
 const SUMMARY_KEYS = ['subdomains', 'ip_addresses', 'opened_ports', 'technologies', 'emails'] as const;
 
 function List({ values }: { values: readonly string[] }) {
@@ -87,16 +89,20 @@ export function ScanScopeTable({ scan }: { scan: TScan }) {
     }, SCOPE_FILTER_DEBOUNCE_MS);
     return () => clearTimeout(id);
   }, [input, filter]);
-  const { data, error, isLoading, isFetching, refetch } = useGetScanScopeQuery({
-    limit: SCOPE_PAGE_SIZE,
-    offset: page * SCOPE_PAGE_SIZE,
-    body: {
-      id: scan.id,
-      targets_type: scan.target_type,
-      sort_order: 'desc',
-      ...(filter ? { name_filter_opt: { name_filter: filter, is_contains: true } } : {}),
+  const isRunning = scan.status === 'running' || scan.status === 'pending';
+  const { data, error, isLoading, isFetching, refetch } = useGetScanScopeQuery(
+    {
+      limit: SCOPE_PAGE_SIZE,
+      offset: page * SCOPE_PAGE_SIZE,
+      body: {
+        id: scan.id,
+        targets_type: scan.target_type,
+        sort_order: 'desc',
+        ...(filter ? { name_filter_opt: { name_filter: filter, is_contains: true } } : {}),
+      },
     },
-  });
+    { pollingInterval: isRunning ? SCOPE_POLL_MS : 0 },
+  );
 
   return (
     <Card component="section" aria-labelledby="scan-scope-title">
