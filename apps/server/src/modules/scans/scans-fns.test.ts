@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { percentOf, resolveSubclasses, ScopeModel, stageList } from './scans-fns.ts';
+import {
+  percentOf,
+  resolveSubclasses,
+  ScopeModel,
+  stageList,
+  subdomainLimitMessage,
+  subdomainLimitReason,
+} from './scans-fns.ts';
 
 describe('ScopeModel', () => {
   it('gives a name resolved after the port scan the ports of its address', () => {
@@ -86,5 +93,15 @@ describe('scan configuration', () => {
     expect(percentOf(stages, 'ports', 5, 10)).toBe(41);
     expect(percentOf(stages, 'leaks', 10, 10)).toBe(99);
     expect(percentOf(stages, 'unknown', 1, 1)).toBe(0);
+  });
+});
+
+describe('subdomain plan limit during a scan', () => {
+  it('names the plan and its limit, and says how many found subdomains were not scanned', () => {
+    const plan = { name: 'Starter', subdomains: 30 };
+    expect(subdomainLimitReason(plan)).toBe('plan limit: the Starter plan covers 30 subdomains per scan');
+    expect(subdomainLimitMessage(plan, 7)).toBe(
+      'Plan limit: the Starter plan covers 30 subdomains per scan; the first 30 found were scanned and 7 more were not (listed in skipped_hosts).',
+    );
   });
 });

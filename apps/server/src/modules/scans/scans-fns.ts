@@ -205,3 +205,11 @@ export class ScopeModel {
 export function findingHost(f: Finding): string {
   return f.subclass === 'leakcheck' ? f.mainDomain : f.host;
 }
+
+/** Why a subdomain found by the scan was not scanned (skipped_hosts reason). */
+export const subdomainLimitReason = (plan: { name: string; subdomains: number }) =>
+  `plan limit: the ${plan.name} plan covers ${plan.subdomains} subdomains per scan`;
+
+/** The done scan's message when its plan's subdomain limit cut discovery short. */
+export const subdomainLimitMessage = (plan: { name: string; subdomains: number }, skipped: number) =>
+  `Plan limit: the ${plan.name} plan covers ${plan.subdomains} subdomains per scan; the first ${plan.subdomains} found were scanned and ${skipped} more were not (listed in skipped_hosts).`;

@@ -20,7 +20,15 @@ import { limitsOf } from '../targets/targets-fns.ts';
 import { getUserPlan, type TargetRow } from '../targets/targets-repo.ts';
 import { OwnershipCheckUnavailable, recheckOwnership } from '../targets/targets-service.ts';
 import { dnsServers } from '../targets/targets-verify.ts';
-import { assetKey, findingHost, percentOf, ScopeModel, stageList } from './scans-fns.ts';
+import {
+  assetKey,
+  findingHost,
+  percentOf,
+  ScopeModel,
+  stageList,
+  subdomainLimitMessage,
+  subdomainLimitReason,
+} from './scans-fns.ts';
 import { PgLeakSource, PgVulnStore } from './scans-intel-repo.ts';
 import * as repo from './scans-repo.ts';
 
@@ -243,6 +251,8 @@ export async function runScan(ctx: AppContext, scanId: string): Promise<void> {
     etaSeconds: null,
   };
   const started = Date.now();
+  // Subdomains found past the plan's limit: the engine keeps the first N and skips the rest.
+  const overLimit: string[] = [];
 
   const flush = async () => {
     const batch = { assets, found, scopeRows: scope.takeDirty() };
@@ -303,10 +313,16 @@ export async function runScan(ctx: AppContext, scanId: string): Promise<void> {
           stage: event.stage,
           percent: Math.max(progress.percent, percentOf(stages, event.stage, 0, 1)),
         };
+      } else if (event.type === 'log' && event.code === 'subdomain_limit') {
+        const name = event.data?.name;
+        if (typeof name === 'string') overLimit.push(name);
       } else if (event.type === 'summary') {
         await flush();
         await repo.writeProgress(db, scanId, {
-          skippedHosts: event.summary.skippedHosts,
+          skippedHosts: [
+            ...event.summary.skippedHosts,
+            ...overLimit.map((host) => ({ host, reason: subdomainLimitReason(plan) })),
+          ],
           summary: event.summary as unknown as Record<string, unknown>,
         });
       }
@@ -330,6 +346,7 @@ export async function runScan(ctx: AppContext, scanId: string): Promise<void> {
         percent: 100,
         stage: null,
         etaSeconds: 0,
+        ...(overLimit.length ? { message: subdomainLimitMessage(plan, overLimit.length) } : {}),
       },
     );
     if (done)

@@ -78,15 +78,23 @@ export async function getTargetsByIds(db: DbOrTx, userId: string, ids: string[])
 }
 
 /** Live domains and external addresses the user holds (plan limits). */
-export async function countLive(db: DbOrTx, userId: string): Promise<{ domains: number; ips: number }> {
+/**
+ * What a user's live targets use of the plan: domain targets (each counts as a domain), those of
+ * them below their registrable domain (subdomain targets), external IPs.
+ */
+export async function countLive(
+  db: DbOrTx,
+  userId: string,
+): Promise<{ domains: number; subdomains: number; ips: number }> {
   const [row] = await db
     .select({
       domains: sql<number>`count(*) filter (where ${targets.targetType} = 'domain')::int`,
+      subdomains: sql<number>`count(*) filter (where ${targets.targetType} = 'domain' and ${targets.value} <> ${targets.mainDomain})::int`,
       ips: sql<number>`coalesce(sum(${targets.ipCount}), 0)::int`,
     })
     .from(targets)
     .where(and(eq(targets.userId, userId), eq(targets.disabled, false)));
-  return { domains: row?.domains ?? 0, ips: row?.ips ?? 0 };
+  return { domains: row?.domains ?? 0, subdomains: row?.subdomains ?? 0, ips: row?.ips ?? 0 };
 }
 
 export async function recordVerification(

@@ -86,11 +86,21 @@ export async function addTargets(
     if (dup) throw conflict(`${dup.value} is already one of your targets.`);
     const plan = limitsOf(await repo.getUserPlan(tx, userId));
     const held = await repo.countLive(tx, userId);
-    const newDomains = normalised.filter((t) => t.targetType === 'domain').length;
+    // Every domain target counts as a domain; one below its registrable domain (app.example.com)
+    // also counts against the subdomain limit (docs/plans-limits.md).
+    const domainTargets = normalised.filter((t) => t.targetType === 'domain');
+    const newDomains = domainTargets.length;
+    const newSubdomains = domainTargets.filter(
+      (t) => t.mainDomain !== null && t.value !== t.mainDomain,
+    ).length;
     const newIps = normalised.reduce((n, t) => n + t.ipCount, 0);
     if (plan.domains !== null && held.domains + newDomains > plan.domains)
       throw forbidden(
         `Plan limit reached: the ${plan.name} plan allows ${plan.domains} domain${plan.domains === 1 ? '' : 's'} (you have ${held.domains}).`,
+      );
+    if (held.subdomains + newSubdomains > plan.subdomains)
+      throw forbidden(
+        `Plan limit reached: the ${plan.name} plan allows ${plan.subdomains} subdomains (you have ${held.subdomains} as targets, adding ${newSubdomains}).`,
       );
     if (held.ips + newIps > plan.externalIps)
       throw forbidden(
