@@ -452,9 +452,15 @@ export function compileTemplateDoc(
     variables,
     requests,
     protocols: new Set(requests.map((r) => r.protocol)),
+    indexedParts: indexedPartsOf(doc),
   };
   if (doc.flow !== undefined) template.flow = compileFlow(doc.flow);
   return template;
+}
+
+/** Every `name_N` word anywhere in the template (over-approximates; never misses a reference). */
+function indexedPartsOf(doc: unknown): string[] {
+  return [...new Set(JSON.stringify(doc).match(/\b[A-Za-z][A-Za-z0-9_]*_\d+\b/g) ?? [])];
 }
 
 /** nuclei's TLS version names → Node's. SSLv3 is not offered by Node and fails cleanly. */

@@ -65,6 +65,26 @@ function blockOperatorsEvent(resp: ProtocolResponse, layer: Variables): Operator
   };
 }
 
+/**
+ * Keeps this response's parts under their indexed names (`body_2`) — only the names the
+ * template refers to. The history object is a prototype of every later response's parts:
+ * adding properties to it is what makes lookups through it slow, so most templates (which
+ * refer to no indexed part) never touch it.
+ */
+function keepIndexedParts(state: TemplateRunState, template: CompiledTemplate, resp: ProtocolResponse): void {
+  const suffix = `_${state.counter}`;
+  for (const name of template.indexedParts) {
+    if (!name.endsWith(suffix)) continue;
+    const part = name.slice(0, -suffix.length);
+    // The response's own parts only (not the payload values and variables beneath them).
+    if (!Object.hasOwn(resp.event.values, part)) continue;
+    const v = resp.event.values[part];
+    if (v === undefined) continue;
+    state.history[name] =
+      typeof v === 'string' && v.length > MAX_HISTORY_VALUE ? v.slice(0, MAX_HISTORY_VALUE) : v;
+  }
+}
+
 function buildFinding(
   template: CompiledTemplate,
   state: TemplateRunState,
@@ -179,12 +199,7 @@ async function runBlock(
       for await (const resp of exec(req, vars, ctx, state)) {
         counter.requests++;
         state.counter++;
-        if (state.counter <= MAX_HISTORY_REQUESTS)
-          for (const [k, v] of Object.entries(resp.event.values)) {
-            if (typeof v === 'string' && v.length > MAX_HISTORY_VALUE)
-              state.history[`${k}_${state.counter}`] = v.slice(0, MAX_HISTORY_VALUE);
-            else state.history[`${k}_${state.counter}`] = v;
-          }
+        if (state.counter <= MAX_HISTORY_REQUESTS) keepIndexedParts(state, template, resp);
         const event = extract(resp, vars);
         allExtracted.push(...lastExtracted);
         last = { resp, vars };

@@ -110,6 +110,11 @@ export interface CompiledTemplate {
   flow?: DslNode;
   requests: CompiledRequest[];
   protocols: Set<CompiledRequest['protocol']>;
+  /**
+   * Indexed parts the template can refer to (`body_1`, `status_code_2`): every `name_N` word
+   * in its text. Only these are kept from earlier responses — most templates keep none.
+   */
+  indexedParts: string[];
 }
 
 export type LoadOutcome =
