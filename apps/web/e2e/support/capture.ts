@@ -60,6 +60,7 @@ export function createCapture(page: Page) {
     await applyCombo(DEFAULT_COMBO);
     await page.reload();
     await settle(page);
+    await prepare();
   }
 
   /** The violations in a form whose diff reads well when the assertion fails. */
