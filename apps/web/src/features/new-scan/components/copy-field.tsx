@@ -1,11 +1,12 @@
 import ContentCopy from '@mui/icons-material/ContentCopy';
-import { Box, IconButton, Stack, Tooltip, Typography } from '@mui/material';
-import { useState } from 'react';
+import { IconButton, InputAdornment, TextField, Tooltip } from '@mui/material';
+import { useId, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 
-/** A value to publish, shown as code (always left-to-right), with a copy button. */
+/** A value to publish: a labelled read-only field (always left-to-right) with a copy button. */
 export function CopyField({ label, value }: { label: string; value: string }) {
   const { t } = useTranslation();
+  const id = useId();
   const [copied, setCopied] = useState(false);
   const copy = async () => {
     try {
@@ -16,46 +17,32 @@ export function CopyField({ label, value }: { label: string; value: string }) {
     }
   };
   return (
-    <Stack spacing={0.5}>
-      <Typography variant="subtitle2" component="span">
-        {label}
-      </Typography>
-      <Stack
-        direction="row"
-        spacing={1}
-        sx={{
-          alignItems: 'center',
-          border: 1,
-          borderColor: 'divider',
-          borderRadius: 1,
-          paddingInlineStart: 1.5,
-          paddingInlineEnd: 0.5,
-        }}
-      >
-        <Box
-          component="code"
-          dir="ltr"
-          sx={{ flex: 1, py: 1, fontFamily: 'monospace', wordBreak: 'break-all', textAlign: 'start' }}
-        >
-          {value}
-        </Box>
-        <Tooltip title={copied ? t('newScan.copy.copied') : t('newScan.copy.copy')}>
-          <IconButton
-            aria-label={t('newScan.copy.copyLabel', { label })}
-            onClick={() => void copy()}
-            onBlur={() => setCopied(false)}
-          >
-            <ContentCopy fontSize="small" />
-          </IconButton>
-        </Tooltip>
-      </Stack>
-      <Box
-        component="span"
-        role="status"
-        sx={{ position: 'absolute', width: 1, height: 1, overflow: 'hidden', clip: 'rect(0 0 0 0)' }}
-      >
-        {copied ? t('newScan.copy.copiedLabel', { label }) : ''}
-      </Box>
-    </Stack>
+    <TextField
+      id={id}
+      label={label}
+      value={value}
+      fullWidth
+      helperText={copied ? t('newScan.copy.copiedLabel', { label }) : undefined}
+      slotProps={{
+        htmlInput: { readOnly: true, dir: 'ltr', spellCheck: false, sx: { fontFamily: 'monospace' } },
+        formHelperText: { role: 'status' },
+        input: {
+          endAdornment: (
+            <InputAdornment position="end">
+              <Tooltip title={copied ? t('newScan.copy.copied') : t('newScan.copy.copy')}>
+                <IconButton
+                  aria-label={t('newScan.copy.copyLabel', { label })}
+                  onClick={() => void copy()}
+                  onBlur={() => setCopied(false)}
+                  edge="end"
+                >
+                  <ContentCopy fontSize="small" />
+                </IconButton>
+              </Tooltip>
+            </InputAdornment>
+          ),
+        },
+      }}
+    />
   );
 }

@@ -155,7 +155,8 @@ async function pickVerified(user: ReturnType<typeof userEvent.setup>) {
   await waitFor(() => expect(heading()).toHaveTextContent('Full or custom scan'));
 }
 
-describe('new scan stepper', () => {
+// Typing-heavy flows: jsdom and user-event are slow on a shared machine.
+describe('new scan stepper', { timeout: 30_000 }, () => {
   it('checks a new target as it is typed, for the chosen type, and sends only a valid one', async () => {
     const calls = stubApi();
     const user = userEvent.setup();
@@ -248,9 +249,15 @@ describe('new scan stepper', () => {
     renderPage();
     await user.click(await screen.findByRole('radio', { name: /new\.example\.com/ }));
     await user.click(screen.getByRole('button', { name: 'Next' }));
-    expect(await screen.findByText('perimeter-verification=tok')).toBeInTheDocument();
-    expect(screen.getByText('_perimeter.new.example.com')).toBeInTheDocument();
-    expect(screen.getByRole('button', { name: 'Copy Record value' })).toBeInTheDocument();
+    expect(await screen.findByRole('textbox', { name: 'Record value' })).toHaveValue(
+      'perimeter-verification=tok',
+    );
+    expect(screen.getByRole('textbox', { name: 'Record name 2' })).toHaveValue('_perimeter.new.example.com');
+    const writeText = vi.fn(async () => undefined);
+    Object.defineProperty(navigator, 'clipboard', { value: { writeText }, configurable: true });
+    await user.click(screen.getByRole('button', { name: 'Copy Record value' }));
+    expect(writeText).toHaveBeenCalledWith('perimeter-verification=tok');
+    expect(await screen.findByText('Record value copied')).toBeInTheDocument();
     expect(screen.getByRole('button', { name: 'Next' })).toBeDisabled();
 
     await user.click(screen.getByRole('button', { name: 'Check' }));

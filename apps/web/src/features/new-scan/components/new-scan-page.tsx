@@ -47,6 +47,7 @@ export function NewScanPage() {
   const [target, setTarget] = useState<TTarget | null>(null);
   const [choice, setChoice] = useState<TScanChoice>({ scanType: 'full' });
   const [paid, setPaid] = useState(false);
+  const [skippedVerification, setSkippedVerification] = useState(false);
   const [emptyTried, setEmptyTried] = useState(false);
   const [create, created] = useCreateScanMutation();
   const [start, started] = useStartScanMutation();
@@ -77,7 +78,7 @@ export function NewScanPage() {
   const go = (key: TStepKey) => setActive(key);
   const back = () => {
     const prev = steps[index - 1];
-    if (prev === 'verification' && isVerified) go('target');
+    if (prev === 'verification' && skippedVerification) go('target');
     else if (prev) go(prev);
   };
   const afterScanType = () => {
@@ -133,7 +134,7 @@ export function NewScanPage() {
           <Step key={key} completed={i < index}>
             <StepLabel
               optional={
-                key === 'verification' && isVerified ? (
+                key === 'verification' && skippedVerification ? (
                   <Typography variant="caption">{t('newScan.verify.skipped')}</Typography>
                 ) : undefined
               }
@@ -164,6 +165,7 @@ export function NewScanPage() {
                 onNext={(tg) => {
                   setTarget(tg);
                   setCreatedScan(null);
+                  setSkippedVerification(tg.verified);
                   go(tg.verified ? 'scanType' : 'verification');
                 }}
               />
@@ -217,7 +219,13 @@ export function NewScanPage() {
               <Stack spacing={2.5}>
                 <Box
                   component="dl"
-                  sx={{ m: 0, display: 'grid', gridTemplateColumns: 'max-content 1fr', gap: 1 }}
+                  sx={{
+                    m: 0,
+                    display: 'grid',
+                    gridTemplateColumns: 'max-content 1fr',
+                    columnGap: 3,
+                    rowGap: 1,
+                  }}
                 >
                   <Typography component="dt" color="text.secondary">
                     {t('newScan.review.target')}
