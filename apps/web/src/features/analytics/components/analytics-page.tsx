@@ -131,7 +131,7 @@ export function AnalyticsPage() {
               ))}
             </TextField>
             {data && (
-              <Typography color="text.secondary" data-testid="analytics-range">
+              <Typography color="text.secondary" data-testid="analytics-range" sx={{ whiteSpace: 'nowrap' }}>
                 <span dir="auto">
                   {formatDate(data.from)} – {formatDate(data.to)}
                 </span>

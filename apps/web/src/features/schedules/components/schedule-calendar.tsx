@@ -5,7 +5,7 @@ import { calendarWeeks, WEEK_ORDER, weekdayName } from './schedule-values.ts';
 
 type TDay = TScheduleOverview['days'][number];
 
-const visuallyHidden = {
+export const visuallyHidden = {
   border: 0,
   clip: 'rect(0 0 0 0)',
   height: '1px',
@@ -71,7 +71,7 @@ export function ScheduleCalendar({
                       sx={{ fontWeight: day.date === overview.from ? 700 : undefined }}
                       aria-hidden
                     >
-                      {dayFmt.format(at(day.date))}
+                      <span dir="auto">{dayFmt.format(at(day.date))}</span>
                     </Typography>
                     <Box component="span" sx={visuallyHidden}>
                       {longFmt.format(at(day.date))}

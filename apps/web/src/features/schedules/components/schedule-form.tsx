@@ -28,6 +28,7 @@ import {
 import { useMemo, useState } from 'react';
 import { Controller, useForm } from 'react-hook-form';
 import { useTranslation } from 'react-i18next';
+import { visuallyHidden } from './schedule-calendar.tsx';
 import { DEFAULT_WINDOW, type TScheduleFormValues, WEEK_ORDER, weekdayName } from './schedule-values.ts';
 
 const TIME = /^([01]\d|2[0-3]):[0-5]\d$/;
@@ -140,8 +141,12 @@ export function ScheduleForm({
                 sx={{ flexWrap: 'wrap', mt: 1 }}
               >
                 {WEEK_ORDER.map((d) => (
-                  <ToggleButton key={d} value={d} aria-label={weekdayName(d, i18n.language, 'long')}>
+                  // The visible short name is part of the accessible name (WCAG 2.5.3), the full name follows.
+                  <ToggleButton key={d} value={d}>
                     {weekdayName(d, i18n.language, 'short')}
+                    <Box component="span" sx={visuallyHidden}>
+                      {` (${weekdayName(d, i18n.language, 'long')})`}
+                    </Box>
                   </ToggleButton>
                 ))}
               </ToggleButtonGroup>
