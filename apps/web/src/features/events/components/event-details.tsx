@@ -38,6 +38,7 @@ function Text({ value }: { value: string | null }) {
   return (
     <Typography
       variant="body2"
+      dir="auto"
       sx={{ whiteSpace: 'pre-wrap' }}
       color={value ? 'text.primary' : 'text.secondary'}
     >

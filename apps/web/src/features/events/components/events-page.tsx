@@ -93,7 +93,7 @@ export function EventsPage() {
       <Card>
         <Stack direction="row" spacing={1} sx={{ px: 2, pt: 1.5, alignItems: 'center', minHeight: 40 }}>
           {data && (
-            <Typography variant="body2" color="text.secondary" data-testid="events-total">
+            <Typography variant="body2" color="text.secondary" data-testid="events-total" dir="auto">
               {t('events.total', { total })}
             </Typography>
           )}

@@ -13,6 +13,8 @@ type TColumn = {
   cell: (e: TEvent) => ReactNode;
   /** The column holding the row's details button. */
   main?: boolean;
+  /** Dates and identifiers stay on one line. */
+  nowrap?: boolean;
 };
 
 /** A cell renderer for one subclass; rows of another subclass (never sent for this tab) render nothing. */
@@ -32,7 +34,7 @@ function useColumns(subclass: TScanSubclass): TColumn[] {
     cell: (e) => <SeverityChip severity={e.severity} />,
   };
   const mainDomain: TColumn = { id: 'main_domain', sort: 'main_domain', cell: (e) => e.main_domain };
-  const found: TColumn = { id: 'add_ts', sort: 'add_ts', cell: (e) => f.date(e.add_ts) };
+  const found: TColumn = { id: 'add_ts', sort: 'add_ts', nowrap: true, cell: (e) => f.date(e.add_ts) };
   if (subclass === 'exploit_scanner')
     return [
       { id: 'name', sort: 'name', main: true, cell: of('exploit_scanner', (e) => e.name) },
@@ -50,6 +52,7 @@ function useColumns(subclass: TScanSubclass): TColumn[] {
       {
         id: 'cve',
         sort: 'cve',
+        nowrap: true,
         cell: of('exploit_db', (e) => (e.cve ? ltr(e.cve) : t('events.details.noCve'))),
       },
       {
@@ -65,19 +68,27 @@ function useColumns(subclass: TScanSubclass): TColumn[] {
       {
         id: 'info_created_ts',
         sort: 'info_created_ts',
-        cell: of('exploit_db', (e) => f.date(e.info_created_ts)),
+        nowrap: true,
+        cell: of('exploit_db', (e) => f.day(e.info_created_ts)),
       },
       {
         id: 'info_updated_ts',
         sort: 'info_updated_ts',
-        cell: of('exploit_db', (e) => f.date(e.info_updated_ts)),
+        nowrap: true,
+        cell: of('exploit_db', (e) => f.day(e.info_updated_ts)),
       },
       {
         id: 'last_update_ts',
         sort: 'last_update_ts',
+        nowrap: true,
         cell: of('exploit_db', (e) => f.date(e.last_update_ts)),
       },
-      { id: 'last_check_ts', sort: 'last_check_ts', cell: of('exploit_db', (e) => f.date(e.last_check_ts)) },
+      {
+        id: 'last_check_ts',
+        sort: 'last_check_ts',
+        nowrap: true,
+        cell: of('exploit_db', (e) => f.date(e.last_check_ts)),
+      },
       found,
       status,
     ];
@@ -96,7 +107,7 @@ function useColumns(subclass: TScanSubclass): TColumn[] {
         ),
       ),
     },
-    { id: 'leak_date', sort: 'leak_date', cell: of('leakcheck', (e) => f.day(e.leak_date)) },
+    { id: 'leak_date', sort: 'leak_date', nowrap: true, cell: of('leakcheck', (e) => f.day(e.leak_date)) },
     mainDomain,
     { id: 'sources', cell: of('leakcheck', (e) => e.sources.join(', ') || '—') },
     found,
@@ -159,7 +170,16 @@ export function EventsTable({
             sx={{ cursor: 'pointer' }}
           >
             {columns.map((c) => (
-              <TableCell key={c.id} sx={c.main ? { minWidth: 160, overflowWrap: 'anywhere' } : undefined}>
+              <TableCell
+                key={c.id}
+                sx={
+                  c.main
+                    ? { minWidth: 160, overflowWrap: 'anywhere' }
+                    : c.nowrap
+                      ? { whiteSpace: 'nowrap' }
+                      : undefined
+                }
+              >
                 {c.main ? (
                   <Link
                     component="button"
