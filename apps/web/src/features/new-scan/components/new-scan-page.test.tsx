@@ -330,7 +330,7 @@ describe('new scan stepper', { timeout: 30_000 }, () => {
     expect(screen.getByRole('checkbox', { name: 'Leaked credentials' })).toBeChecked();
     await user.click(screen.getByRole('checkbox', { name: 'Vulnerability scanner' }));
     await user.click(screen.getByRole('button', { name: 'Next' }));
-    await waitFor(() => expect(heading()).toHaveTextContent('Step 4 of 4: Create'));
+    await waitFor(() => expect(heading()).toHaveTextContent('Step 4 of 4: Review'));
     expect(screen.getByText('Custom scan: Vulnerability scanner, Leaked credentials')).toBeInTheDocument();
     await user.click(screen.getByRole('button', { name: 'Create only' }));
     expect(await screen.findByText(`scan detail ${SCAN_ID}`)).toBeInTheDocument();
@@ -440,7 +440,7 @@ describe('new scan stepper', { timeout: 30_000 }, () => {
     await pickVerified(user);
     expect(heading()).toHaveTextContent('Step 3 of 5');
     await user.click(await screen.findByRole('button', { name: 'Next' }));
-    await waitFor(() => expect(heading()).toHaveTextContent('Step 4 of 5: Create'));
+    await waitFor(() => expect(heading()).toHaveTextContent('Step 4 of 5: Review'));
     expect(screen.queryByRole('button', { name: 'Create and start' })).not.toBeInTheDocument();
     await user.click(screen.getByRole('button', { name: 'Continue to payment' }));
     await waitFor(() => expect(heading()).toHaveTextContent('Step 5 of 5: Payment'));
