@@ -137,6 +137,7 @@ export function ScheduleForm({
                 value={field.value}
                 onChange={(_, value: number[]) => field.onChange(value)}
                 aria-labelledby={`${idPrefix}-days-label`}
+                color="primary"
                 size="small"
                 sx={{ flexWrap: 'wrap', mt: 1 }}
               >
