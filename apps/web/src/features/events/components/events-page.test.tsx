@@ -1,11 +1,14 @@
 import type { TEvent, TEventsPage } from '@perimeter/contracts';
-import { screen, waitFor, within } from '@testing-library/react';
+import { configure, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { Route, Routes, useLocation } from 'react-router';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { NotificationProvider } from '../../../components/feedback/snackbar.tsx';
 import { makeUser, renderApp, signedIn } from '../../../test/render.tsx';
 import { EventsPage } from './events-page.tsx';
+
+// The machine is shared: under load a dialog's exit or a menu takes longer than the default 1 s.
+configure({ asyncUtilTimeout: 5000 });
 
 afterEach(() => {
   vi.unstubAllGlobals();
@@ -524,7 +527,8 @@ describe('events page', () => {
     expect(info).toHaveTextContent('Leak sourcesCollection #1, lab-breach');
     expect(info).toHaveTextContent('Leak dateApr 1, 2023');
     await user.click(within(dialog).getByRole('button', { name: 'Close' }));
-    await user.click(await screen.findByRole('button', { name: 'user2@lab.test' }));
+    await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
+    await user.click(screen.getByRole('button', { name: 'user2@lab.test' }));
     const second = await screen.findByRole('dialog', { name: 'user2@lab.test' });
     expect(within(second).getByTestId('leak-password')).toHaveTextContent('hu*********et');
     expect(second).not.toHaveTextContent('hunter2secret');
@@ -618,6 +622,23 @@ describe('events page', () => {
         [{ scan_subclass: 'exploit_scanner', event_id: uuid(1), reason: 'false_positive' }],
       ),
     );
+  });
+
+  it('tells why a resolve was refused and keeps the dialog open', async () => {
+    stubApi((path) =>
+      path.endsWith('/main/resolve_abstract_scan_event')
+        ? Response.json({ detail: 'Event not found.', code: 'not_found' }, { status: 404 })
+        : page([vuln(1)]),
+    );
+    const user = userEvent.setup();
+    const { store } = renderPage('/events/vulnerabilities');
+    await user.click(await screen.findByTestId(`event-${uuid(1)}`));
+    const dialog = await screen.findByRole('dialog');
+    await user.click(within(dialog).getByRole('button', { name: 'Mark as resolved' }));
+    await waitFor(() => expect(store.getState().snackbar.alert.color).toBe('error'));
+    expect(store.getState().snackbar.message).not.toBe('');
+    expect(screen.queryByText('Marked as resolved.')).toBeNull();
+    expect(within(dialog).getByRole('button', { name: 'Mark as resolved' })).toBeEnabled();
   });
 
   it('shows "10,000+" when the total is a lower bound', async () => {
