@@ -75,7 +75,12 @@ function overview(withRuns: boolean): TScheduleOverview {
 
 type TCall = { method: string; path: string; search: string; body: unknown };
 
-function stubApi({ schedules = [schedule()], withRuns = true } = {}) {
+function stubApi({
+  schedules = [schedule()],
+  withRuns = true,
+  createResponse = () =>
+    Response.json({ data: schedule({ scan_schedule_id: crypto.randomUUID() }) }, { status: 201 }),
+} = {}) {
   const calls: TCall[] = [];
   vi.stubGlobal(
     'fetch',
@@ -95,8 +100,7 @@ function stubApi({ schedules = [schedule()], withRuns = true } = {}) {
       if (path === '/users/get_user_scan_schedules')
         return Response.json({ data: { results: schedules, count: schedules.length } });
       if (path === '/users/get_schedule_overview') return Response.json({ data: overview(withRuns) });
-      if (path === '/users/create_scan_schedule')
-        return Response.json({ data: schedule({ scan_schedule_id: crypto.randomUUID() }) }, { status: 201 });
+      if (path === '/users/create_scan_schedule') return createResponse();
       if (path === '/users/update_scan_schedule') return Response.json({ data: schedule() });
       if (path === '/users/delete_scan_schedule') return Response.json({ data: { ok: true } });
       return Response.json({ detail: 'no', code: 'not_found' }, { status: 404 });
@@ -263,6 +267,33 @@ describe('schedules page', () => {
     );
     expect(screen.getByTestId('schedules-empty')).toBeInTheDocument();
   });
+});
+
+describe('schedule errors', () => {
+  it('keeps the plan limit the server names', async () => {
+    stubApi({
+      schedules: [],
+      createResponse: () =>
+        Response.json(
+          {
+            detail: 'Plan limit: the Trial scan plan allows 1 scheduled scan per week (0 already scheduled).',
+            code: 'forbidden',
+          },
+          { status: 403 },
+        ),
+    });
+    const u = userEvent.setup({ delay: null });
+    renderApp(page, { route: '/schedule-scan', auth: user() });
+    const form = await screen.findByRole('form', { name: 'Add a schedule' });
+    await u.click(within(form).getByRole('combobox', { name: 'Targets' }));
+    await u.click(await screen.findByRole('option', { name: 'one.example' }));
+    await u.keyboard('{Escape}');
+    await u.click(within(form).getByRole('button', { name: /\(Monday\)/ }));
+    await u.click(within(form).getByRole('button', { name: 'Add schedule' }));
+    expect(await within(form).findByRole('alert')).toHaveTextContent(
+      'Your plan does not allow this schedule. Plan limit: the Trial scan plan allows 1 scheduled scan per week',
+    );
+  }, 60_000);
 });
 
 describe('calendar weeks', () => {

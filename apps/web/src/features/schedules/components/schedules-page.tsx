@@ -26,12 +26,14 @@ import {
   Typography,
 } from '@mui/material';
 import { TARGET_TYPES, type TScanSchedule, type TTargetsByType } from '@perimeter/contracts';
+import type { TFunction } from 'i18next';
 import { type ReactNode, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { useNotify } from '../../../components/feedback/snackbar.tsx';
 import { PageTitle } from '../../../components/ui/page-title.tsx';
 import { paths } from '../../../config/paths.ts';
+import { readApiError } from '../../../lib/api-client.ts';
 import { apiErrorMessage } from '../../../lib/errors.ts';
 import { useGetOwnedTargetsQuery } from '../../analytics/api/get-owned-targets.ts';
 import { useAuth } from '../../auth/auth-provider.tsx';
@@ -87,6 +89,19 @@ function LoadError({ error, onRetry }: { error: unknown; onRetry: () => void }) 
       {apiErrorMessage(error, t)}
     </Alert>
   );
+}
+
+/**
+ * The generic translated message loses what matters here: a 403 names the plan's limit and a 400
+ * names the field, so their server text is kept (it is in English: the server does not translate).
+ */
+function scheduleErrorMessage(error: unknown, t: TFunction): string {
+  const apiError = readApiError(error);
+  if (apiError?.code === 'forbidden') return t('schedules.errors.planLimit', { detail: apiError.detail });
+  const fields = Object.values(apiError?.fields ?? {}).flat();
+  if (apiError?.code === 'validation_error' && fields.length > 0)
+    return `${apiErrorMessage(error, t)} ${fields.join(' ')}`;
+  return apiErrorMessage(error, t);
 }
 
 function useTargetNames(targets: TTargetsByType | undefined) {
@@ -234,7 +249,7 @@ export function SchedulesPage() {
     setCreateError(null);
     const result = await create(bodyOf(values));
     if ('error' in result) {
-      setCreateError(apiErrorMessage(result.error, t));
+      setCreateError(scheduleErrorMessage(result.error, t));
       return false;
     }
     notify({ message: t('schedules.created'), alert: { color: 'success', variant: 'filled' } });
@@ -246,7 +261,7 @@ export function SchedulesPage() {
     setEditError(null);
     const result = await update({ scan_schedule_id: editing.scan_schedule_id, ...bodyOf(values) });
     if ('error' in result) {
-      setEditError(apiErrorMessage(result.error, t));
+      setEditError(scheduleErrorMessage(result.error, t));
       return false;
     }
     setEditing(null);
