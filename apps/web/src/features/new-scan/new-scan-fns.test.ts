@@ -84,34 +84,17 @@ describe('create_abstract_scan body', () => {
 });
 
 describe('one-time payment', () => {
-  const paid = (created_at: string, status: 'paid' | 'failed' = 'paid', plan = 'try_it') => ({
-    id: created_at,
-    plan,
-    amount: 20000,
-    currency: 'usd' as const,
-    status,
-    description: '',
-    card: null,
-    created_at,
-  });
+  const state = (one_time_scans_left?: number) => ({ usage: { one_time_scans_left } });
   it('only try_it pays per scan', () => {
-    expect(needsOneTimePayment('starter', undefined, null)).toBe(false);
-    expect(needsOneTimePayment('trial_scan', { invoices: [] }, null)).toBe(false);
+    expect(needsOneTimePayment('starter', undefined)).toBe(false);
+    expect(needsOneTimePayment('trial_scan', state(0))).toBe(false);
+    expect(needsOneTimePayment('business', state(0))).toBe(false);
   });
-  it('try_it: needed without a paid checkout, or when a scan started after the last one', () => {
-    expect(needsOneTimePayment('try_it', { invoices: [] }, null)).toBe(true);
-    expect(needsOneTimePayment('try_it', { invoices: [paid('2026-11-01T00:00:00Z', 'failed')] }, null)).toBe(
-      true,
-    );
-    expect(
-      needsOneTimePayment('try_it', { invoices: [paid('2026-11-01T00:00:00Z', 'paid', 'starter')] }, null),
-    ).toBe(true);
-    expect(needsOneTimePayment('try_it', { invoices: [paid('2026-11-01T00:00:00Z')] }, null)).toBe(false);
-    expect(
-      needsOneTimePayment('try_it', { invoices: [paid('2026-11-01T00:00:00Z')] }, '2026-10-30T00:00:00Z'),
-    ).toBe(false);
-    expect(
-      needsOneTimePayment('try_it', { invoices: [paid('2026-11-01T00:00:00Z')] }, '2026-11-02T00:00:00Z'),
-    ).toBe(true);
+  it('try_it: needed when no paid one-time scan is left (or the count is unknown)', () => {
+    expect(needsOneTimePayment('try_it', state(0))).toBe(true);
+    expect(needsOneTimePayment('try_it', state(undefined))).toBe(true);
+    expect(needsOneTimePayment('try_it', undefined)).toBe(true);
+    expect(needsOneTimePayment('try_it', state(1))).toBe(false);
+    expect(needsOneTimePayment('try_it', state(3))).toBe(false);
   });
 });

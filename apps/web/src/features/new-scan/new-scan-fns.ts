@@ -140,22 +140,14 @@ export function createScanBody(
 }
 
 /**
- * Whether starting a scan needs the one-time payment first. Only try_it is paid per scan: the
- * server sets the plan when a try_it checkout completes and allows one scan for it. A paid try_it
- * checkout newer than the user's last started scan is a paid scan not used yet; otherwise the
- * card step comes before the start.
+ * Whether starting a scan needs the one-time payment first. Only try_it is paid per scan: each paid
+ * try_it payment is used by exactly one scan's creation, and the server counts the unused ones as
+ * `usage.one_time_scans_left`. At 0 (or unknown) the card step comes before the start.
  */
 export function needsOneTimePayment(
   plan: TPlanKey,
-  billing: Pick<TBillingState, 'invoices'> | undefined,
-  lastStartedAt: string | null,
+  billing: { usage: Pick<TBillingState['usage'], 'one_time_scans_left'> } | undefined,
 ): boolean {
   if (plan !== 'try_it') return false;
-  const paid = (billing?.invoices ?? [])
-    .filter((i) => i.plan === 'try_it' && i.status === 'paid')
-    .map((i) => Date.parse(i.created_at))
-    .filter((n) => Number.isFinite(n));
-  if (paid.length === 0) return true;
-  const lastPaid = Math.max(...paid);
-  return lastStartedAt !== null && Date.parse(lastStartedAt) >= lastPaid;
+  return (billing?.usage.one_time_scans_left ?? 0) < 1;
 }

@@ -6,7 +6,8 @@ export const createScanApi = newScanApi.injectEndpoints({
   endpoints: (b) => ({
     createScan: b.mutation<TScan, TCreateScanBody>({
       query: (body) => ({ url: '/main/create_abstract_scan', method: 'POST', body }),
-      invalidatesTags: ['Scans', 'Dashboard'],
+      // Billing: a try_it scan uses one paid one-time payment (usage.one_time_scans_left).
+      invalidatesTags: ['Scans', 'Dashboard', 'Billing'],
     }),
   }),
 });

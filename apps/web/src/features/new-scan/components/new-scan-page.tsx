@@ -54,13 +54,15 @@ export function NewScanPage() {
   const [createdScan, setCreatedScan] = useState<TScan | null>(null);
   const heading = useRef<HTMLHeadingElement>(null);
 
-  const needsPayment = payment.needed && !paid;
+  // A created scan has used its payment already (the server binds it at creation): starting it, or
+  // retrying a refused start, needs no card even though the count of unused payments went down.
+  const needsPayment = payment.needed && !paid && !createdScan;
   const steps: TStepKey[] = [
     'target',
     'verification',
     'scanType',
     'review',
-    ...(payment.needed || paid ? (['payment'] as const) : []),
+    ...(needsPayment || paid ? (['payment'] as const) : []),
   ];
   const index = Math.max(0, steps.indexOf(active));
   const isVerified = !!target?.verified;
@@ -266,14 +268,17 @@ export function NewScanPage() {
                   <Button variant="outlined" onClick={back} disabled={created.isLoading || started.isLoading}>
                     {t('newScan.back')}
                   </Button>
-                  <Button
-                    variant="outlined"
-                    onClick={() => void submit(false)}
-                    disabled={started.isLoading}
-                    loading={created.isLoading && !started.isLoading && !createdScan}
-                  >
-                    {t('newScan.review.createOnly')}
-                  </Button>
+                  {/* Without an unused payment the server refuses the creation itself (403). */}
+                  {!needsPayment && (
+                    <Button
+                      variant="outlined"
+                      onClick={() => void submit(false)}
+                      disabled={started.isLoading}
+                      loading={created.isLoading && !started.isLoading && !createdScan}
+                    >
+                      {t('newScan.review.createOnly')}
+                    </Button>
+                  )}
                   {needsPayment ? (
                     <Button variant="contained" onClick={() => go('payment')} disabled={created.isLoading}>
                       {t('newScan.review.toPayment')}
