@@ -47,11 +47,23 @@ export function AccountPlanPage() {
   const limits = PLAN_LIMITS[s.plan];
   const date = (iso: string) => new Date(iso).toLocaleDateString(i18n.language);
   const unlimited = t('billing.byRequest');
+  const oneTimeLeft = s.usage.one_time_scans_left ?? 0;
   const rows: [string, string][] = [
     [t('billing.limits.domains'), `${s.usage.domains} / ${limits.domains ?? unlimited}`],
     [t('billing.limits.externalIps'), `${s.usage.external_ips} / ${limits.externalIps}`],
     [t('billing.limits.subdomains'), String(limits.subdomains)],
-    [t('billing.limits.scansPerMonth'), `${s.usage.scans_this_month} / ${limits.scansPerMonth ?? unlimited}`],
+    // try_it has no monthly allowance: each scan uses one paid one-time payment.
+    ...((limits.oneTimeScan
+      ? [
+          [t('billing.limits.scans'), t('billing.limits.oneTimeScan')],
+          [t('billing.limits.oneTimeScansLeft'), String(oneTimeLeft)],
+        ]
+      : [
+          [
+            t('billing.limits.scansPerMonth'),
+            `${s.usage.scans_this_month} / ${limits.scansPerMonth ?? unlimited}`,
+          ],
+        ]) satisfies [string, string][]),
     [t('billing.limits.customScans'), limits.customScanConfig ? t('billing.yes') : t('billing.no')],
   ];
   const sub = s.subscription;
@@ -94,6 +106,11 @@ export function AccountPlanPage() {
               ))}
             </TableBody>
           </Table>
+          {limits.oneTimeScan && oneTimeLeft < 1 && (
+            <Alert severity="info" sx={{ mb: 2 }}>
+              {t('billing.limits.noneLeft')}
+            </Alert>
+          )}
           <Stack direction="row" spacing={2}>
             <Button variant="contained" component={RouterLink} to={paths.accountPlanChoose}>
               {t('billing.account.change')}
