@@ -17,7 +17,7 @@ import { useOpenCheckout } from './choose-plan-page.tsx';
  */
 export function OneTimeScanPayment({ onPaid }: { onPaid: (session: TCheckoutSession) => void }) {
   const { t } = useTranslation();
-  const { refreshUser } = useAuth();
+  const { refreshUser, user } = useAuth();
   const [link] = useGetCheckoutSessionsLinkMutation();
   const [pay, { isLoading }] = usePayLocalCheckoutMutation();
   const openCheckout = useOpenCheckout();
@@ -42,7 +42,8 @@ export function OneTimeScanPayment({ onPaid }: { onPaid: (session: TCheckoutSess
           setFieldErrors({});
           try {
             const session = await link({ plan: 'try_it', period: 'monthly' }).unwrap();
-            setTariffMarker('try_it');
+            // The Congratulations modal is for a plan change, not for each further one-time payment.
+            if (user?.tariffs[0]?.key !== 'try_it') setTariffMarker('try_it');
             if (!session.url.includes('/checkout/')) {
               openCheckout(session.url);
               return;
