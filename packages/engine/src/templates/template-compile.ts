@@ -27,6 +27,7 @@ import type {
   CompiledRequest,
   CompiledSslRequest,
   CompiledTemplate,
+  HttpPartsWanted,
   LoadOutcome,
   RawHttpSpec,
   TemplateInfo,
@@ -445,6 +446,9 @@ export function compileTemplateDoc(
   });
 
   if (requests.length === 0) throw new TemplateCompileError('(root)', 'no requests');
+  const words = wordsOf(doc);
+  const lowered = new Set<string>();
+  for (const w of words) lowered.add(w.toLowerCase().replace(/_\d+$/, ''));
   const template: CompiledTemplate = {
     id: doc.id,
     file,
@@ -452,15 +456,47 @@ export function compileTemplateDoc(
     variables,
     requests,
     protocols: new Set(requests.map((r) => r.protocol)),
-    indexedParts: indexedPartsOf(doc),
+    indexedParts: [...words].filter((w) => INDEXED.test(w)),
+    httpParts: httpPartsOf(lowered),
   };
   if (doc.flow !== undefined) template.flow = compileFlow(doc.flow);
   return template;
 }
 
-/** Every `name_N` word anywhere in the template (over-approximates; never misses a reference). */
-function indexedPartsOf(doc: unknown): string[] {
-  return [...new Set(JSON.stringify(doc).match(/\b[A-Za-z][A-Za-z0-9_]*_\d+\b/g) ?? [])];
+const INDEXED = /^[A-Za-z][A-Za-z0-9_]*_\d+$/;
+const WORD = /[A-Za-z_][A-Za-z0-9_]*/g;
+
+/**
+ * Every word of every key and string value of the template (over-approximates any reference
+ * to a part or variable; never misses one). Read from the strings themselves, not their JSON
+ * form, where `\n` would glue an `n` onto the next word.
+ */
+function wordsOf(doc: unknown): Set<string> {
+  const words = new Set<string>();
+  const visit = (v: unknown): void => {
+    if (typeof v === 'string') {
+      for (const m of v.matchAll(WORD)) words.add(m[0]);
+    } else if (Array.isArray(v)) {
+      for (const x of v) visit(x);
+    } else if (v && typeof v === 'object') {
+      for (const [k, x] of Object.entries(v)) {
+        visit(k);
+        visit(x);
+      }
+    }
+  };
+  visit(doc);
+  return words;
+}
+
+/** The derived http parts a template's words can reach (see `readPart` for `all`/`response`). */
+function httpPartsOf(words: Set<string>): HttpPartsWanted {
+  return {
+    raw: words.has('raw') || words.has('response') || words.has('all'),
+    request: words.has('request'),
+    header: words.has('header') || words.has('all_headers'),
+    title: words.has('title'),
+  };
 }
 
 /** nuclei's TLS version names → Node's. SSLv3 is not offered by Node and fails cleanly. */

@@ -8,7 +8,7 @@ import { payloadCombinations } from './payloads.js';
 import { HostSkippedError } from './politeness.js';
 import type { ProtocolResponse, RunContext, Variables } from './run-types.js';
 import { type ParsedTarget, parseTarget, targetVariables } from './target-variables.js';
-import type { CompiledRequest, CompiledTemplate } from './template-types.js';
+import type { CompiledRequest, CompiledTemplate, HttpPartsWanted } from './template-types.js';
 
 /** Turns one compiled request into responses; a protocol module provides one per protocol. */
 export type ProtocolExecutor = (
@@ -33,6 +33,8 @@ export interface TemplateRunState {
   reported: Set<string>;
   /** `@once` raw requests already sent in this run (request index:spec index). */
   onceSent: Set<string>;
+  /** Derived http parts the template can read (undefined: all). */
+  httpParts?: HttpPartsWanted | undefined;
 }
 
 export interface TemplateRunResult {
@@ -270,6 +272,7 @@ export async function runTemplate(
     errors: [],
     reported: new Set(),
     onceSent: new Set(),
+    httpParts: template.httpParts,
   };
   for (const [name, value] of template.variables) {
     const r = interpolate(value, state.vars);

@@ -115,6 +115,22 @@ export interface CompiledTemplate {
    * in its text. Only these are kept from earlier responses — most templates keep none.
    */
   indexedParts: string[];
+  /**
+   * The derived http parts the template can read (every word of its text, lowercased, with
+   * `_N` suffixes stripped): parts it never names are not built per response. Undefined:
+   * build every part.
+   */
+  httpParts?: HttpPartsWanted;
+}
+
+/** Derived http response parts, built only when a template's text names them. */
+export interface HttpPartsWanted {
+  /** `raw` and `response` (also `all`). */
+  raw: boolean;
+  request: boolean;
+  /** `header` and `all_headers`. */
+  header: boolean;
+  title: boolean;
 }
 
 export type LoadOutcome =

@@ -3,7 +3,12 @@ import type { DslValue } from '../../operators/dsl/dsl-functions.js';
 import { interpolate } from '../../operators/dsl/dsl-interpolate.js';
 import { HostSkippedError } from '../../templates/politeness.js';
 import type { ProtocolResponse, RunContext, Variables } from '../../templates/run-types.js';
-import type { CompiledHttpRequest, PathHttpSpec, RawHttpSpec } from '../../templates/template-types.js';
+import type {
+  CompiledHttpRequest,
+  HttpPartsWanted,
+  PathHttpSpec,
+  RawHttpSpec,
+} from '../../templates/template-types.js';
 import { type HttpRequestInit, type HttpResponseData, splitRawUrl } from './http-client.js';
 
 export class UnresolvedVariableError extends Error {
@@ -133,35 +138,45 @@ const TITLE = /<title[^>]*>([\s\S]*?)<\/title>/i;
 /**
  * The response as nuclei's http part names. With `layer`, the parts are created over it (the
  * runner's payload values and variables), so operators see both without a copy or a later
- * prototype change (which would make every lookup slow).
+ * prototype change (which would make every lookup slow). With `wanted`, the derived parts
+ * (`raw`/`response`, `request`, `header`/`all_headers`, `title`) are built only when the
+ * template can read them; the others are always there.
  */
 export function httpEventValues(
   init: HttpRequestInit,
   res: HttpResponseData,
   layer?: Variables,
+  wanted?: HttpPartsWanted,
 ): Record<string, DslValue> {
   const body = res.body.toString('utf8');
-  const header = headerBlock(res);
   let contentLength: number = res.body.length;
   let contentType = '';
-  const raw = `${header}\r\n${body}`;
-  // The same properties in the same order for every response (one hidden class), then the
-  // header parts.
+  // The same properties in the same order for every response of a template (one hidden
+  // class), then the header parts.
   const values = Object.create(layer ?? null) as Record<string, DslValue>;
   values.body = body;
-  values.header = header;
-  values.all_headers = header;
+  const wantRaw = !wanted || wanted.raw;
+  if (!wanted || wanted.header || wanted.raw) {
+    const header = headerBlock(res);
+    if (!wanted || wanted.header) {
+      values.header = header;
+      values.all_headers = header;
+    }
+    if (wantRaw) {
+      const raw = `${header}\r\n${body}`;
+      values.raw = raw;
+      values.response = raw;
+    }
+  }
   values.status_code = res.status;
   values.content_length = 0;
   values.content_type = '';
-  values.raw = raw;
-  values.response = raw;
-  values.request = rawRequestText(init);
+  if (!wanted || wanted.request) values.request = rawRequestText(init);
   values.host = splitRawUrl(res.url).host;
   values.matched = res.url;
   values.url = res.url;
   values.duration = res.durationMs / 1000;
-  values.title = TITLE.exec(body)?.[1]?.trim() ?? '';
+  if (!wanted || wanted.title) values.title = TITLE.exec(body)?.[1]?.trim() ?? '';
   // Repeated headers are joined; the first occurrence replaces a same-named part above.
   const seen = res.headers.length > 1 ? new Set<string>() : undefined;
   for (const [k, v] of res.headers) {
@@ -181,6 +196,32 @@ export function httpEventValues(
   return values;
 }
 
+/**
+ * One http response for the runner. Evidence (request text, masked and truncated response,
+ * curl) is built by a method, only for a response that becomes a finding.
+ */
+class HttpProtocolResponse implements ProtocolResponse {
+  constructor(
+    readonly event: ProtocolResponse['event'],
+    readonly matchedAt: string,
+    readonly endpoint: string,
+    readonly path: string,
+    private readonly first: HttpRequestInit,
+    private readonly res: HttpResponseData,
+    private readonly body: string,
+  ) {}
+
+  evidence(): { request: string; response: string; curl: string } {
+    const first = this.first;
+    const raw = `${headerBlock(this.res)}\r\n${this.body}`;
+    return {
+      request: maskSecrets(rawRequestText(first)),
+      response: maskSecrets(truncate(raw, EVIDENCE_BYTES)),
+      curl: maskSecrets(toCurl(first.method, first.url, first.headers, first.body)),
+    };
+  }
+}
+
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
 /** Sends one request, following redirects as the template allows; returns the final response. */
@@ -190,6 +231,7 @@ export async function executeHttpRequest(
   vars: Variables,
   ctx: RunContext,
   cookies?: Map<string, string>,
+  wanted?: HttpPartsWanted,
 ): Promise<ProtocolResponse> {
   let init = buildHttpRequest(req, spec, vars);
   const first = init;
@@ -236,17 +278,17 @@ export async function executeHttpRequest(
     const { body: _body, ...rest } = init;
     init = toGet ? { ...rest, method: 'GET', url: next.toString() } : { ...init, url: next.toString() };
   }
-  const values = httpEventValues(init, res, vars);
+  const values = httpEventValues(init, res, vars, wanted);
+  const body = values.body as string;
   const u = res.url === first.url ? firstUrl : splitRawUrl(res.url);
-  return {
-    event: { values, bytes: { body: res.body }, defaultPart: 'body' },
-    matchedAt: res.url,
-    endpoint: `${u.hostname}:${u.port}`,
-    path: firstUrl.path.split('?')[0] ?? '/',
-    evidence: () => ({
-      request: maskSecrets(rawRequestText(first)),
-      response: maskSecrets(truncate(String(values.raw), EVIDENCE_BYTES)),
-      curl: maskSecrets(toCurl(first.method, first.url, first.headers, first.body)),
-    }),
-  };
+  const q = firstUrl.path.indexOf('?');
+  return new HttpProtocolResponse(
+    { values, bytes: { body: res.body }, defaultPart: 'body' },
+    res.url,
+    `${u.hostname}:${u.port}`,
+    q < 0 ? firstUrl.path : firstUrl.path.slice(0, q),
+    first,
+    res,
+    body,
+  );
 }

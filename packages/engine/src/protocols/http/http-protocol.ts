@@ -14,7 +14,14 @@ export const httpExecutor: ProtocolExecutor = async function* (req, vars, ctx, s
       state.onceSent.add(key);
     }
     try {
-      yield await executeHttpRequest(req, spec, vars, ctx, req.cookieReuse ? state.cookies : undefined);
+      yield await executeHttpRequest(
+        req,
+        spec,
+        vars,
+        ctx,
+        req.cookieReuse ? state.cookies : undefined,
+        state.httpParts,
+      );
     } catch (err) {
       if (err instanceof HostSkippedError || ctx.signal.aborted) throw err;
       state.errors.push(`http: ${(err as Error).message}`);
