@@ -2,6 +2,13 @@ import type { AttackType } from './template-types.js';
 
 const MAX_COMBINATIONS = 100000;
 
+/** `{ [names[j]]: pick(j) }` built with plain stores (no entry arrays per combination). */
+function combination(names: string[], pick: (j: number) => string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (let j = 0; j < names.length; j++) out[names[j] as string] = pick(j);
+  return out;
+}
+
 /**
  * Payload combinations as nuclei's attack modes define them:
  * batteringram — one value at a time in every position; pitchfork — the i-th value of
@@ -19,19 +26,23 @@ export function* payloadCombinations(
   const lists = names.map((n) => payloads[n] ?? []);
   if (attack === 'batteringram') {
     const values = [...new Set(lists.flat())];
-    for (const v of values.slice(0, MAX_COMBINATIONS)) yield Object.fromEntries(names.map((n) => [n, v]));
+    const end = Math.min(values.length, MAX_COMBINATIONS);
+    for (let i = 0; i < end; i++) {
+      const v = values[i] as string;
+      yield combination(names, () => v);
+    }
     return;
   }
   if (attack === 'pitchfork') {
     const len = Math.min(...lists.map((l) => l.length));
     for (let i = 0; i < Math.min(len, MAX_COMBINATIONS); i++)
-      yield Object.fromEntries(names.map((n, j) => [n, (lists[j] as string[])[i] as string]));
+      yield combination(names, (j) => (lists[j] as string[])[i] as string);
     return;
   }
   if (lists.some((l) => l.length === 0)) return;
   const idx = names.map(() => 0);
   for (let count = 0; count < MAX_COMBINATIONS; count++) {
-    yield Object.fromEntries(names.map((n, j) => [n, (lists[j] as string[])[idx[j] as number] as string]));
+    yield combination(names, (j) => (lists[j] as string[])[idx[j] as number] as string);
     let k = names.length - 1;
     while (k >= 0) {
       idx[k] = (idx[k] as number) + 1;

@@ -44,6 +44,8 @@ export interface TemplateRunResult {
 }
 
 const MAX_HISTORY_VALUE = 256 * 1024;
+/** No extracted values (shared; never written to). */
+const NONE: string[] = [];
 // Indexed parts (`body_2`) are kept for the first requests of a template run only: that is
 // what multi-request templates address, and payload loops then cost neither memory nor time.
 const MAX_HISTORY_REQUESTS = 10;
@@ -161,6 +163,10 @@ async function runBlock(
   // Extractors run on every response so that later requests can use their values.
   const extract = (resp: ProtocolResponse, layer: Variables): OperatorEvent => {
     const event = blockOperatorsEvent(resp, layer);
+    if (extractors.length === 0) {
+      lastExtracted = NONE;
+      return event;
+    }
     const extracted: string[] = [];
     for (const ex of extractors) {
       const values = ex.extract(event);
@@ -174,6 +180,7 @@ async function runBlock(
     lastExtracted = [...new Set(extracted)];
     return event;
   };
+  const reportable = matchers.some((m) => !m.internal);
   const evaluate = (resp: ProtocolResponse, event: OperatorEvent, extracted: string[]): boolean => {
     if (matchers.length === 0) {
       if (extracted.length === 0) return false;
@@ -182,7 +189,7 @@ async function runBlock(
     }
     const outcome = runMatchers(matchers, condition, event);
     if (!outcome.matched) return false;
-    if (matchers.some((m) => !m.internal)) {
+    if (reportable) {
       if (condition === 'or' && outcome.names.length > 0)
         for (const name of outcome.names) pushFinding(buildFinding(template, state, resp, name, extracted));
       else pushFinding(buildFinding(template, state, resp, undefined, extracted));
@@ -203,7 +210,7 @@ async function runBlock(
         state.counter++;
         if (state.counter <= MAX_HISTORY_REQUESTS) keepIndexedParts(state, template, resp);
         const event = extract(resp, vars);
-        allExtracted.push(...lastExtracted);
+        if (lastExtracted.length > 0) allExtracted.push(...lastExtracted);
         last = { resp, vars };
         if (req.protocol === 'http' && req.reqCondition) continue;
         if (evaluate(resp, event, lastExtracted)) {
