@@ -166,6 +166,18 @@ const FORBIDDEN = new Set([
   'proxy-connection',
 ]);
 
+const allowedNames = new Map<string, boolean>();
+
+/** Whether a request header may be passed to undici (answer remembered per spelling). */
+function allowedHeader(name: string): boolean {
+  let ok = allowedNames.get(name);
+  if (ok === undefined) {
+    ok = !FORBIDDEN.has(name.toLowerCase());
+    if (allowedNames.size < 4096) allowedNames.set(name, ok);
+  }
+  return ok;
+}
+
 export class HttpClient {
   readonly dispatcher: Dispatcher;
   private readonly owned: boolean;
@@ -212,25 +224,27 @@ export class HttpClient {
     maxBytes = this.maxResponseBytes,
   ): Promise<HttpResponseData> {
     const headers: Record<string, string> = {};
-    for (const k in init.headers) if (!FORBIDDEN.has(k.toLowerCase())) headers[k] = init.headers[k] as string;
+    for (const k in init.headers) if (allowedHeader(k)) headers[k] = init.headers[k] as string;
     // Time limits are the dispatcher's headersTimeout/bodyTimeout (no timer per request).
     const started = performance.now();
     // dispatcher.request sends the path exactly as given: path-traversal checks need
     // `/.%2e/` and `/../` to reach the server unnormalised.
     const { origin, path } = splitRawUrl(init.url);
-    const res = await this.dispatcher.request({
+    const options: Dispatcher.RequestOptions = {
       origin,
       path,
       method: init.method as Dispatcher.HttpMethod,
       headers,
-      ...(init.body !== undefined && init.body !== '' ? { body: init.body } : {}),
-      ...(signal ? { signal: fanoutOf(signal) as unknown as AbortSignal } : {}),
-      ...(init.timeoutMs !== undefined
-        ? { headersTimeout: init.timeoutMs, bodyTimeout: init.timeoutMs }
-        : {}),
-      // undici takes a per-request server name (it reconnects when it changes); not in its types.
-      ...(init.servername ? ({ servername: init.servername } as object) : {}),
-    });
+    };
+    if (init.body !== undefined && init.body !== '') options.body = init.body;
+    if (signal) options.signal = fanoutOf(signal) as unknown as AbortSignal;
+    if (init.timeoutMs !== undefined) {
+      options.headersTimeout = init.timeoutMs;
+      options.bodyTimeout = init.timeoutMs;
+    }
+    // undici takes a per-request server name (it reconnects when it changes); not in its types.
+    if (init.servername) (options as { servername?: string }).servername = init.servername;
+    const res = await this.dispatcher.request(options);
     let body: Buffer;
     let truncated = false;
     const declared = Number(res.headers['content-length']);
@@ -258,9 +272,13 @@ export class HttpClient {
       body = Buffer.concat(chunks);
     }
     const pairs: [string, string][] = [];
-    for (const [k, v] of Object.entries(res.headers)) {
+    const h = res.headers;
+    for (const k in h) {
+      const v = h[k];
       if (v === undefined) continue;
-      for (const one of Array.isArray(v) ? v : [v]) pairs.push([k.toLowerCase(), one]);
+      const name = k.toLowerCase();
+      if (typeof v === 'string') pairs.push([name, v]);
+      else for (const one of v) pairs.push([name, one]);
     }
     return {
       url: init.url,
