@@ -1,6 +1,7 @@
 /**
  * Engine benchmarks against the local lab (loopback only). Prints the figures and appends
  * them to docs/benchmarks.md. Run: npm run bench -w packages/engine
+ * (`-- --only=throughput,full` leaves out the finding families' 150 × 1,000 memory run)
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -174,7 +175,15 @@ async function main(): Promise<void> {
   appendFileSync(file, `${lines.join('\n')}\n`);
   // The finding families (issue 5) append their own section (src/findings/findings-bench.ts).
   const { runFindingsBench } = await import('../src/findings/findings-bench.js');
-  appendFileSync(file, `\n${await runFindingsBench({ log: (s) => console.log(s) })}`);
+  // `npm run bench -w packages/engine -- --only=throughput,full` skips the long memory run.
+  const only = process.argv
+    .find((a) => a.startsWith('--only='))
+    ?.slice('--only='.length)
+    .split(',');
+  appendFileSync(
+    file,
+    `\n${await runFindingsBench({ log: (s) => console.log(s), ...(only ? { only } : {}) })}`,
+  );
   console.log(`\nappended to ${path.relative(repoRoot, file)}`);
 }
 
