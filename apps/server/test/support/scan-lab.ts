@@ -1,9 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { TScan, TScanProgress } from '@perimeter/contracts';
-import { BUILTIN_TEMPLATES_DIR, importFeedFile, importNvd20, LeakCipher } from '@perimeter/engine';
-import type { Lab } from '@perimeter/lab';
+import type { TEvent, TScan, TScanProgress } from '@perimeter/contracts';
+import { BUILTIN_TEMPLATES_DIR, LeakCipher } from '@perimeter/engine';
+import { type ExpectedScanFinding, LAB_CVE_FEED_PATH, type Lab } from '@perimeter/lab';
 import { eq } from 'drizzle-orm';
 import pg from 'pg';
 import { expect } from 'vitest';
@@ -13,7 +13,8 @@ import { type PgBoss, startQueue } from '../../src/lib/queue.ts';
 
 export type { PgBoss };
 
-import { addLeaks, PgVulnStore } from '../../src/modules/scans/scans-intel-repo.ts';
+import { addLeaks } from '../../src/modules/scans/scans-intel-repo.ts';
+import { importCveSources } from '../../src/modules/scans/scans-intel-service.ts';
 import { registerScanWorkers } from '../../src/modules/scans/scans-jobs.ts';
 import { saveScope, upsertFindings } from '../../src/modules/scans/scans-repo.ts';
 import type { AppContext } from '../../src/server/context.ts';
@@ -82,20 +83,77 @@ export async function startWorkers(t: TestApp): Promise<PgBoss> {
   return boss;
 }
 
-/** The CVE feeds the engine's known-answer test uses, and the lab's leak corpus, into PostgreSQL. */
-export async function loadIntel(ctx: AppContext, lab: Lab): Promise<PgVulnStore | undefined> {
-  await addLeaks(ctx.db, new LeakCipher(ctx.config.secrets.encryptionKey), lab.expected().leakCorpus);
-  const cveDir = datasetPath('cve');
-  const retireDir = datasetPath('retirejs');
-  if (!cveDir || !retireDir) return undefined;
-  const store = new PgVulnStore(ctx.db);
-  await store.add(await importFeedFile(path.join(cveDir, 'nvd-json-1.1/nvdcve-1.1-sample.json')));
-  for (const f of ['CVE-2021-41773.json', 'CVE-2021-43798.json'])
-    await store.add(
-      importNvd20(JSON.parse(readFileSync(path.join(cveDir, 'nvd-json-2.0-examples', f), 'utf8'))),
+/**
+ * The lab's own data into PostgreSQL, no shared datasets: its CVE feed (the NVD 2.0 file with the
+ * planted CVEs, through the operator's `cve import` code path) and its leak corpus.
+ */
+export async function loadIntel(ctx: AppContext, lab: Lab): Promise<{ cves: number; leaks: number }> {
+  const leaks = await addLeaks(
+    ctx.db,
+    new LeakCipher(ctx.config.secrets.encryptionKey),
+    lab.expected().leakCorpus,
+  );
+  const cves = await importCveSources(ctx, [fileURLToPath(LAB_CVE_FEED_PATH)], () => {});
+  return { cves: cves.total, leaks: leaks.imported };
+}
+
+/** Port and path of where a template matched: a URL, `host:port`, or a DNS name (neither). */
+function locationOf(matchedAt: string): string {
+  if (matchedAt.includes('://')) {
+    const scheme = matchedAt.slice(0, matchedAt.indexOf(':'));
+    const rest = matchedAt.slice(matchedAt.indexOf('://') + 3);
+    const slash = rest.indexOf('/');
+    const authority = slash === -1 ? rest : rest.slice(0, slash);
+    const port = /:(\d+)$/.exec(authority)?.[1] ?? (scheme === 'https' ? '443' : '80');
+    // The path as sent (the URL class would resolve `/../`).
+    return `:${port}${slash === -1 ? '/' : rest.slice(slash)}`;
+  }
+  const port = /:(\d+)$/.exec(matchedAt)?.[1];
+  return port ? `:${port}` : '';
+}
+
+/** One line per finding, the same shape for an event of the API and for expected.json. */
+export function findingKey(f: TEvent | ExpectedScanFinding): string {
+  if ('scan_subclass' in f) {
+    switch (f.scan_subclass) {
+      case 'exploit_scanner':
+        return `exploit_scanner ${f.template_id} ${f.host}${locationOf(f.matched_at)}`;
+      case 'exploit_db':
+        return `exploit_db ${f.cve} ${f.host}:${f.port ?? ''} ${f.tech} ${f.version}`;
+      case 'leakcheck':
+        return `leakcheck ${f.email} ${f.leak_date ?? ''} ${[...f.sources].sort().join('|')}`;
+    }
+  }
+  switch (f.subclass) {
+    case 'exploit_scanner':
+      return `exploit_scanner ${f.templateId} ${f.host}${f.port ? `:${f.port}` : ''}${f.path ?? ''}`;
+    case 'exploit_db':
+      return `exploit_db ${f.cve} ${f.host}:${f.port} ${f.tech} ${f.version}`;
+    case 'leakcheck':
+      return `leakcheck ${f.email} ${f.leakDate} ${[...f.sources].sort().join('|')}`;
+  }
+}
+
+/** What a full scan of one lab domain reports: lab.expected().scanFindings of its hosts and e-mails. */
+export function expectedOfDomain(lab: Lab, domain: string): ExpectedScanFinding[] {
+  const inDomain = (host: string) => host === domain || host.endsWith(`.${domain}`);
+  return lab
+    .expected()
+    .scanFindings.filter((f) => (f.subclass === 'leakcheck' ? f.mainDomain === domain : inDomain(f.host)));
+}
+
+/** Every event of a scan (or of all scans) of one subclass, all pages. */
+export async function allEvents(api: Api, sub: TEvent['scan_subclass'], scanId?: string): Promise<TEvent[]> {
+  const out: TEvent[] = [];
+  for (let offset = 0; ; offset += 100) {
+    const res = await api.post<{ data: { items: TEvent[]; total: number } }>(
+      `/main/${scanId ? 'get_one' : 'get_all'}_user_abstract_scan_events?limit=100&offset=${offset}`,
+      { scan_subclass: sub, ...(scanId ? { id: scanId } : {}) },
     );
-  await store.add(await importFeedFile(path.join(retireDir, 'jsrepository-v5.json')));
-  return store;
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    out.push(...res.body.data.items);
+    if (res.body.data.items.length === 0 || out.length >= res.body.data.total) return out;
+  }
 }
 
 export interface LabMap {
