@@ -148,6 +148,11 @@ if (mode === 'stub') {
     await raw(origin, 1000);
     await engine(origin, 30, false);
     for (let i = 0; i < rounds; i++) {
+      if (mode === 'rawonly') {
+        const r = await raw(origin, 3000);
+        console.log(`raw:    ${r.us.toFixed(1)} µs CPU/request, ${r.rate.toFixed(0)} req/s`);
+        continue;
+      }
       if (mode === 'client') {
         const c = await client(origin, 3000);
         console.log(`client: ${c.us.toFixed(1)} µs CPU/request, ${c.rate.toFixed(0)} req/s`);

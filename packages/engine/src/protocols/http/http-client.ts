@@ -223,8 +223,14 @@ export class HttpClient {
     signal?: AbortSignal,
     maxBytes = this.maxResponseBytes,
   ): Promise<HttpResponseData> {
-    const headers: Record<string, string> = {};
-    for (const k in init.headers) if (allowedHeader(k)) headers[k] = init.headers[k] as string;
+    // The caller's headers as they are unless one must be left out (undici does not change them).
+    let headers = init.headers;
+    for (const k in init.headers) {
+      if (allowedHeader(k)) continue;
+      headers = {};
+      for (const n in init.headers) if (allowedHeader(n)) headers[n] = init.headers[n] as string;
+      break;
+    }
     // Time limits are the dispatcher's headersTimeout/bodyTimeout (no timer per request).
     const started = performance.now();
     // dispatcher.request sends the path exactly as given: path-traversal checks need

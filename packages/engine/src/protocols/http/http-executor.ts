@@ -36,7 +36,8 @@ export function buildHttpRequest(
   if (spec.kind === 'path') {
     const url = fill(spec.path, vars);
     const headers: Record<string, string> = { 'User-Agent': DEFAULT_UA };
-    for (const [k, v] of Object.entries(req.headers)) headers[k] = fill(v, vars);
+    const own = req.headers;
+    for (const k in own) headers[k] = fill(own[k] as string, vars);
     const body = req.body !== undefined ? fill(req.body, vars) : undefined;
     return {
       method: req.method,
