@@ -1,30 +1,77 @@
 import { HostSkippedError } from '../../templates/politeness.js';
-import type { ProtocolExecutor } from '../../templates/template-runner.js';
+import type { ProtocolResponse, RunContext, Variables } from '../../templates/run-types.js';
+import type { ProtocolExecutor, TemplateRunState } from '../../templates/template-runner.js';
+import type { CompiledHttpRequest, CompiledRequest } from '../../templates/template-types.js';
 import { executeHttpRequest } from './http-executor.js';
 
-/** http: one response per path/raw spec, in order; the runner may stop early (stop-at-first-match). */
-export const httpExecutor: ProtocolExecutor = async function* (req, vars, ctx, state) {
-  if (req.protocol !== 'http') return;
-  if (!state.target.scheme) return; // http templates need a URL input
-  for (const [i, spec] of req.specs.entries()) {
-    // `@once`: a raw request sent once per template run, whatever the payload loop does.
-    if (spec.kind === 'raw' && spec.annotated.once) {
-      const key = `${req.index}:${i}`;
-      if (state.onceSent.has(key)) continue;
-      state.onceSent.add(key);
-    }
-    try {
-      yield await executeHttpRequest(
-        req,
-        spec,
-        vars,
-        ctx,
-        req.cookieReuse ? state.cookies : undefined,
-        state.httpParts,
-      );
-    } catch (err) {
-      if (err instanceof HostSkippedError || ctx.signal.aborted) throw err;
-      state.errors.push(`http: ${(err as Error).message}`);
-    }
+const DONE: IteratorReturnResult<undefined> = Object.freeze({ value: undefined, done: true });
+
+/**
+ * The responses of one http request block for one payload combination, in spec order. A
+ * plain iterator rather than an async generator: it runs once per payload combination, and a
+ * generator's suspend/resume promises cost as much as the rest of the runner's work.
+ */
+class HttpResponses implements AsyncIterableIterator<ProtocolResponse> {
+  private cursor = 0;
+
+  constructor(
+    private readonly req: CompiledHttpRequest,
+    private readonly vars: Variables,
+    private readonly ctx: RunContext,
+    private readonly state: TemplateRunState,
+  ) {}
+
+  [Symbol.asyncIterator](): this {
+    return this;
   }
+
+  async next(): Promise<IteratorResult<ProtocolResponse, undefined>> {
+    const { req, vars, ctx, state } = this;
+    while (this.cursor < req.specs.length) {
+      const i = this.cursor++;
+      const spec = req.specs[i];
+      if (!spec) break;
+      // `@once`: a raw request sent once per template run, whatever the payload loop does.
+      if (spec.kind === 'raw' && spec.annotated.once) {
+        const key = `${req.index}:${i}`;
+        if (state.onceSent.has(key)) continue;
+        state.onceSent.add(key);
+      }
+      try {
+        const value = await executeHttpRequest(
+          req,
+          spec,
+          vars,
+          ctx,
+          req.cookieReuse ? state.cookies : undefined,
+          state.httpParts,
+        );
+        return { value, done: false };
+      } catch (err) {
+        if (err instanceof HostSkippedError || ctx.signal.aborted) {
+          this.cursor = req.specs.length;
+          throw err;
+        }
+        state.errors.push(`http: ${(err as Error).message}`);
+      }
+    }
+    return DONE;
+  }
+
+  /** The runner stopped early (stop-at-first-match): send nothing more. */
+  async return(): Promise<IteratorResult<ProtocolResponse, undefined>> {
+    this.cursor = this.req.specs.length;
+    return DONE;
+  }
+}
+
+const NOTHING: AsyncIterable<ProtocolResponse> = {
+  [Symbol.asyncIterator]: () => ({ next: async () => DONE }),
+};
+
+/** http: one response per path/raw spec, in order; the runner may stop early (stop-at-first-match). */
+export const httpExecutor: ProtocolExecutor = (req: CompiledRequest, vars, ctx, state) => {
+  if (req.protocol !== 'http') return NOTHING;
+  if (!state.target.scheme) return NOTHING; // http templates need a URL input
+  return new HttpResponses(req, vars, ctx, state);
 };
