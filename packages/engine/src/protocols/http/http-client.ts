@@ -11,6 +11,8 @@ export interface RawUrl {
   host: string;
   hostname: string;
   port: number;
+  /** `hostname:port` (the error budget's and fingerprint's key). */
+  endpoint: string;
 }
 
 const AUTHORITY_CACHE_SIZE = 1024;
@@ -23,12 +25,15 @@ function parseAuthority(scheme: 'http' | 'https', written: string): Omit<RawUrl,
   if (hit) return hit;
   const authority = written.replace(/^[^@]*@/, '');
   const parsed = new URL(`${scheme}://${authority}/`);
+  const hostname = parsed.hostname.replace(/^\[|\]$/g, '');
+  const port = parsed.port ? Number(parsed.port) : scheme === 'https' ? 443 : 80;
   const value = {
     scheme,
     origin: `${scheme}://${parsed.host}`,
     host: parsed.host,
-    hostname: parsed.hostname.replace(/^\[|\]$/g, ''),
-    port: parsed.port ? Number(parsed.port) : scheme === 'https' ? 443 : 80,
+    hostname,
+    port,
+    endpoint: `${hostname}:${port}`,
   };
   // Bounded: a scan of many hosts starts over rather than growing.
   if (authorities.size >= AUTHORITY_CACHE_SIZE) authorities.clear();
@@ -61,6 +66,7 @@ export function splitRawUrl(url: string): RawUrl {
     host: a.host,
     hostname: a.hostname,
     port: a.port,
+    endpoint: a.endpoint,
   });
   if (splits.size >= SPLIT_CACHE_SIZE) splits.clear();
   splits.set(url, value);

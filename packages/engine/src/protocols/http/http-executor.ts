@@ -270,8 +270,9 @@ export async function executeHttpRequest(
         if (i > 0) cookies.set(pair.slice(0, i).trim(), pair.slice(i + 1).trim());
       }
     }
+    if (!req.redirects || !REDIRECTS.has(res.status) || hop >= req.maxRedirects) break;
     const location = res.headers.find(([k]) => k === 'location')?.[1];
-    if (!req.redirects || !REDIRECTS.has(res.status) || !location || hop >= req.maxRedirects) break;
+    if (!location) break;
     const next = new URL(location, init.url);
     if (req.hostRedirects && next.host !== originHost) break;
     const toGet =
@@ -286,7 +287,7 @@ export async function executeHttpRequest(
   return new HttpProtocolResponse(
     { values, bytes: { body: res.body }, defaultPart: 'body' },
     res.url,
-    `${u.hostname}:${u.port}`,
+    u.endpoint,
     q < 0 ? firstUrl.path : firstUrl.path.slice(0, q),
     first,
     res,
