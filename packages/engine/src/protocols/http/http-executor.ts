@@ -118,7 +118,11 @@ export function rawRequestText(init: HttpRequestInit): string {
 
 function headerBlock(res: HttpResponseData): string {
   let block = res.statusText ? `HTTP/1.1 ${res.status} ${res.statusText}\r\n` : `HTTP/1.1 ${res.status}\r\n`;
-  for (const [k, v] of res.headers) block += `${k}: ${v}\r\n`;
+  const h = res.headers;
+  for (let i = 0; i < h.length; i++) {
+    const pair = h[i] as [string, string];
+    block += `${pair[0]}: ${pair[1]}\r\n`;
+  }
   return block;
 }
 
@@ -180,8 +184,12 @@ export function httpEventValues(
   if (!wanted || wanted.title) values.title = TITLE.exec(body)?.[1]?.trim() ?? '';
   // Repeated headers are joined; the first occurrence replaces a same-named part above.
   const seen = res.headers.length > 1 ? new Set<string>() : undefined;
-  for (const [k, v] of res.headers) {
-    const key = headerPart(k);
+  // Indexed reads: destructuring each [name, value] pair costs more than the rest of the loop.
+  const h = res.headers;
+  for (let i = 0; i < h.length; i++) {
+    const pair = h[i] as [string, string];
+    const v = pair[1];
+    const key = headerPart(pair[0]);
     if (seen?.has(key)) values[key] = `${String(values[key])}\n${v}`;
     else {
       values[key] = v;
