@@ -58,15 +58,10 @@ const MAX_HISTORY_REQUESTS = 10;
 function blockOperatorsEvent(resp: ProtocolResponse, layer: Variables): OperatorEvent {
   const own = resp.event.values;
   // The response object is this response's alone: layer it over the variables in place
-  // (copying its parts onto a new object costs more than the request itself).
-  const values = (
-    Object.getPrototypeOf(own) === layer ? own : Object.setPrototypeOf(own, layer)
-  ) as Variables;
-  return {
-    values,
-    ...(resp.event.bytes ? { bytes: resp.event.bytes } : {}),
-    defaultPart: resp.event.defaultPart,
-  };
+  // (copying its parts onto a new object costs more than the request itself), and hand the
+  // response's own event on (its values are that object).
+  if (Object.getPrototypeOf(own) !== layer) Object.setPrototypeOf(own, layer);
+  return resp.event;
 }
 
 /**

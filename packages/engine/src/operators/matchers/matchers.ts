@@ -71,18 +71,27 @@ export function compileMatcher(def: MatcherDef, field = 'matchers'): CompiledMat
         const s = String(w);
         return def.encoding === 'hex' ? Buffer.from(s, 'hex').toString('latin1') : s;
       });
+      const dynamic = words.map((w) => w.includes('{{'));
+      const lowered = words.map((w) => w.toLowerCase());
       return wrap((event) => {
         let text = partAsString(readPart(event, def.part));
         if (ci) text = text.toLowerCase();
         const found: string[] = [];
-        const results = words.map((w) => {
-          let word = w.includes('{{') ? interpolate(w, event.values).text : w;
-          if (ci) word = word.toLowerCase();
-          const hit = text.includes(word);
-          if (hit) found.push(word);
-          return hit;
-        });
-        const matched = combine(results, condition);
+        // Every word is tried (all hits are reported); `and` needs all, `or` one.
+        let all = true;
+        let any = false;
+        for (let i = 0; i < words.length; i++) {
+          let word: string;
+          if (dynamic[i]) {
+            word = interpolate(words[i] as string, event.values).text;
+            if (ci) word = word.toLowerCase();
+          } else word = ci ? (lowered[i] as string) : (words[i] as string);
+          if (text.includes(word)) {
+            found.push(word);
+            any = true;
+          } else all = false;
+        }
+        const matched = condition === 'and' ? all : any;
         return { matched, values: matched || matchAll ? found : [] };
       });
     }
