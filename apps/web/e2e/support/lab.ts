@@ -1,9 +1,9 @@
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { type Lab, startLab } from '@perimeter/lab';
+import { fileURLToPath } from 'node:url';
+import { LAB_CVE_FEED_PATH, type Lab, startLab } from '@perimeter/lab';
 import type { TServer } from './server.ts';
-import { repoRoot } from './server.ts';
 
 export type { Lab };
 
@@ -25,29 +25,14 @@ export function labServerEnv(lab: Lab): Record<string, string> {
   };
 }
 
-/** A shared dataset folder; its absence fails in CI and skips elsewhere (undefined). */
-export function datasetPath(...parts: string[]): string | undefined {
-  const p = path.resolve(repoRoot, '../shared/datasets', ...parts);
-  if (existsSync(p)) return p;
-  if (process.env.CI === 'true') throw new Error(`dataset missing in CI: ${p}`);
-  return undefined;
-}
-
 /**
- * Loads the CVE feeds (the shared NVD and retire.js samples, as an operator would) and the lab's
- * leak corpus into the server's database with the operator commands.
+ * Loads the lab's own CVE feed (the 16 planted CVEs, NVD 2.0) and its leak corpus into the server's
+ * database with the operator commands, as an operator would load real feeds.
  */
-export function loadIntel(server: TServer, lab: Lab, cveDir: string, retireDir: string): void {
+export function loadLabIntel(server: TServer, lab: Lab): void {
   const dir = mkdtempSync(path.join(tmpdir(), 'perimeter-e2e-intel-'));
   const leaks = path.join(dir, 'lab-leaks.json');
   writeFileSync(leaks, JSON.stringify(lab.expected().leakCorpus));
   server.cli(['leaks', 'import', leaks]);
-  server.cli([
-    'cve',
-    'import',
-    path.join(cveDir, 'nvd-json-1.1/nvdcve-1.1-sample.json'),
-    path.join(cveDir, 'nvd-json-2.0-examples/CVE-2021-41773.json'),
-    path.join(cveDir, 'nvd-json-2.0-examples/CVE-2021-43798.json'),
-    path.join(retireDir, 'jsrepository-v5.json'),
-  ]);
+  server.cli(['cve', 'import', fileURLToPath(LAB_CVE_FEED_PATH)]);
 }
