@@ -143,6 +143,9 @@ export const ZExploitDbEvent = z.object({
   last_check_ts: z.string(),
   version_start: z.string().nullable(),
   version_end: z.string().nullable(),
+  /** True when the bound itself is not affected (NVD versionStartExcluding / versionEndExcluding). */
+  version_start_excluding: z.boolean(),
+  version_end_excluding: z.boolean(),
   latest_version: z.string().nullable(),
   homepage: z.string().nullable(),
   downloads_per_month: z.number().nullable(),

@@ -276,10 +276,12 @@ function ScannerDetails({ event }: { event: TOf<'exploit_scanner'> }) {
 function CveDetails({ event }: { event: TOf<'exploit_db'> }) {
   const { t } = useTranslation();
   const f = useFormat();
-  const range =
-    event.version_start || event.version_end
-      ? `${event.version_start ?? '…'} – ${event.version_end ?? '…'}`
-      : t('events.details.none');
+  // Bounds as comparisons, so it is plain whether the bound itself is affected: ≥ 2.4.49, < 2.4.51.
+  const bounds = [
+    event.version_start ? `${event.version_start_excluding ? '>' : '≥'} ${event.version_start}` : null,
+    event.version_end ? `${event.version_end_excluding ? '<' : '≤'} ${event.version_end}` : null,
+  ].filter((b) => b !== null);
+  const range = bounds.length ? bounds.join(', ') : t('events.details.none');
   return (
     <>
       <Section title={t('events.details.where')}>

@@ -80,6 +80,8 @@ function cve(n: number): TEvent {
     last_check_ts: '2026-11-02T00:00:00Z',
     version_start: '2.4.49',
     version_end: '2.4.50',
+    version_start_excluding: false,
+    version_end_excluding: true,
     latest_version: '2.4.62',
     homepage: 'https://httpd.apache.org/',
     downloads_per_month: 12345,
@@ -502,7 +504,8 @@ describe('events page', () => {
     await user.click(await screen.findByRole('button', { name: 'Apache httpd' }));
     const dialog = await screen.findByRole('dialog', { name: 'Apache httpd · 2.4.49 · CVE-2021-41771' });
     const info = within(dialog).getByRole('region', { name: 'Technology info' });
-    expect(info).toHaveTextContent('Affected versions (start – end)2.4.49 – 2.4.50');
+    // The bounds say whether they are affected themselves (2.4.49 is, 2.4.50 is not).
+    expect(info).toHaveTextContent('Affected versions (start – end)≥ 2.4.49, < 2.4.50');
     expect(info).toHaveTextContent('Latest version2.4.62');
     expect(info).toHaveTextContent('Downloads per month12,345');
     expect(within(info).getByRole('link', { name: 'https://httpd.apache.org/' })).toHaveAttribute(
