@@ -8,7 +8,7 @@ import { once } from 'node:events';
 import path from 'node:path';
 import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { Pool } from 'undici';
+import { measure, rawLoop } from '../src/findings/findings-bench.js';
 import {
   HttpClient,
   type HttpRequestInit,
@@ -57,14 +57,6 @@ class StubClient extends HttpClient {
   }
 }
 
-async function measure(run: () => Promise<number>): Promise<{ us: number; rate: number; n: number }> {
-  const cpu = process.cpuUsage();
-  const t = performance.now();
-  const n = await run();
-  const u = process.cpuUsage(cpu);
-  return { us: (u.user + u.system) / n, rate: n / ((performance.now() - t) / 1000), n };
-}
-
 async function engine(url: string, perJob: number, stub: boolean) {
   const t = template(perJob);
   return measure(async () => {
@@ -82,25 +74,6 @@ async function engine(url: string, perJob: number, stub: boolean) {
     }
     await scanner.close();
     return scanner.summary.requests;
-  });
-}
-
-function raw(origin: string, ms: number) {
-  return measure(async () => {
-    const pool = new Pool(origin, { connections: concurrency });
-    let count = 0;
-    const end = performance.now() + ms;
-    await Promise.all(
-      Array.from({ length: concurrency }, async () => {
-        while (performance.now() < end) {
-          const res = await pool.request({ path: '/', method: 'GET' });
-          const body = await res.body.text();
-          if (body.includes('Acme')) count++;
-        }
-      }),
-    );
-    await pool.close();
-    return count;
   });
 }
 
@@ -130,7 +103,7 @@ if (mode === 'stub') {
   await engine('http://127.0.0.1:1', 50, true);
   for (let i = 0; i < rounds; i++) {
     const r = await engine('http://127.0.0.1:1', 150, true);
-    console.log(`stub engine: ${r.us.toFixed(1)} µs CPU/request, ${r.n} requests`);
+    console.log(`stub engine: ${r.cpuUsPerRequest.toFixed(1)} µs CPU/request, ${r.requests} requests`);
   }
 } else {
   const child = spawn(
@@ -145,24 +118,24 @@ if (mode === 'stub') {
   rl.close();
   const origin = `http://127.0.87.10:${(JSON.parse(line) as { portMap: Record<number, number> }).portMap[80] ?? 80}`;
   try {
-    await raw(origin, 1000);
+    await rawLoop(origin, concurrency, 1000);
     await engine(origin, 30, false);
     for (let i = 0; i < rounds; i++) {
       if (mode === 'rawonly') {
-        const r = await raw(origin, 3000);
-        console.log(`raw:    ${r.us.toFixed(1)} µs CPU/request, ${r.rate.toFixed(0)} req/s`);
+        const r = await rawLoop(origin, concurrency, 3000);
+        console.log(`raw:    ${r.cpuUsPerRequest.toFixed(1)} µs CPU/request, ${r.rate.toFixed(0)} req/s`);
         continue;
       }
       if (mode === 'client') {
         const c = await client(origin, 3000);
-        console.log(`client: ${c.us.toFixed(1)} µs CPU/request, ${c.rate.toFixed(0)} req/s`);
+        console.log(`client: ${c.cpuUsPerRequest.toFixed(1)} µs CPU/request, ${c.rate.toFixed(0)} req/s`);
       }
       if (mode !== 'engine') {
-        const r = await raw(origin, 3000);
-        console.log(`raw:    ${r.us.toFixed(1)} µs CPU/request, ${r.rate.toFixed(0)} req/s`);
+        const r = await rawLoop(origin, concurrency, 3000);
+        console.log(`raw:    ${r.cpuUsPerRequest.toFixed(1)} µs CPU/request, ${r.rate.toFixed(0)} req/s`);
       }
       const e = await engine(origin, 150, false);
-      console.log(`engine: ${e.us.toFixed(1)} µs CPU/request, ${e.rate.toFixed(0)} req/s`);
+      console.log(`engine: ${e.cpuUsPerRequest.toFixed(1)} µs CPU/request, ${e.rate.toFixed(0)} req/s`);
     }
   } finally {
     child.kill('SIGTERM');

@@ -53,14 +53,14 @@ function runChild(args: string[]): Promise<{ code: number | null; stdout: string
   });
 }
 
-interface Rate {
+export interface Rate {
   rate: number;
   requests: number;
   /** CPU time of this process per request (user + system), in microseconds. */
   cpuUsPerRequest: number;
 }
 
-async function measure(run: () => Promise<number>): Promise<Rate> {
+export async function measure(run: () => Promise<number>): Promise<Rate> {
   const cpu = process.cpuUsage();
   const started = performance.now();
   const requests = await run();
@@ -72,7 +72,8 @@ async function measure(run: () => Promise<number>): Promise<Rate> {
   };
 }
 
-function rawLoop(origin: string, concurrency: number, durationMs: number): Promise<Rate> {
+/** The raw undici loop the template engine is compared with: GET / as fast as `concurrency` allows. */
+export function rawLoop(origin: string, concurrency: number, durationMs: number): Promise<Rate> {
   return measure(async () => {
     const pool = new Pool(origin, { connections: concurrency });
     let count = 0;
