@@ -22,6 +22,7 @@ export const ERROR_CODES = [
   'conflict',
   'rate_limited',
   'maintenance',
+  'not_ready',
   'payload_too_large',
   'unsupported_media_type',
   'internal_error',

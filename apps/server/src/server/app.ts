@@ -35,9 +35,11 @@ export const DEFAULT_WEB_DIST = path.resolve(
 export interface AppOptions {
   ctx: AppContext;
   maintenance: MaintenanceState;
+  /** This process also runs workers: readiness checks the job queue too. */
+  queue?: boolean;
 }
 
-export async function buildApp({ ctx, maintenance }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp({ ctx, maintenance, queue = false }: AppOptions): Promise<FastifyInstance> {
   const { env } = ctx.config;
   const app = Fastify({
     loggerInstance: ctx.logger as FastifyBaseLogger,
@@ -96,7 +98,7 @@ export async function buildApp({ ctx, maintenance }: AppOptions): Promise<Fastif
     async (api) => {
       api.get('/openapi.json', { schema: { hide: true } }, async () => api.swagger());
       await api.register(swaggerUi, { routePrefix: '/docs' });
-      await api.register(systemRoutes, { maintenance });
+      await api.register(systemRoutes, { maintenance, ctx, queue });
       await api.register(authRoutes, { ctx });
       await api.register(targetsRoutes, { ctx });
       await api.register(scansRoutes, { ctx });

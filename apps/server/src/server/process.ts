@@ -1,11 +1,12 @@
 import { ConfigError, loadConfig } from '../lib/config/index.ts';
-import { createLogger } from '../lib/logger.ts';
+import { createLogger, type Logger } from '../lib/logger.ts';
 import { startQueue } from '../lib/queue.ts';
 import { registerNotificationWorkers } from '../modules/notifications/notifications-jobs.ts';
 import { registerScanWorkers } from '../modules/scans/scans-jobs.ts';
 import { startSchedules } from '../modules/schedules/schedules-worker.ts';
 import { buildApp } from './app.ts';
 import { openRuntime } from './runtime.ts';
+import { startWorkerHealth } from './worker-health.ts';
 
 interface Roles {
   api: boolean;
@@ -25,14 +26,17 @@ export async function runProcess(roles: Roles): Promise<void> {
     throw err;
   }
   const logger = createLogger(config.env.LOG_LEVEL);
-  const runtime = await openRuntime(config, logger);
+  // A long-running process outlives a database outage: a stray rejected promise from a library
+  // (a pool or queue call while PostgreSQL is away) is logged, not fatal.
+  process.on('unhandledRejection', (err) => logger.warn({ err }, 'unhandled rejection (kept running)'));
+  const runtime = await retryWhileUnavailable(() => openRuntime(config, logger), logger, 'database');
   const stops: Array<() => Promise<unknown>> = [];
 
-  const boss = await startQueue(runtime.databaseUrl, logger);
+  const boss = await retryWhileUnavailable(() => startQueue(runtime.databaseUrl, logger), logger, 'queue');
   stops.push(() => boss.stop({ graceful: true, timeout: 10_000 }));
 
   if (roles.api) {
-    const app = await buildApp({ ctx: runtime.ctx, maintenance: runtime.maintenance });
+    const app = await buildApp({ ctx: runtime.ctx, maintenance: runtime.maintenance, queue: roles.worker });
     const address = await app.listen({ host: config.env.HOST, port: config.env.PORT });
     stops.unshift(() => app.close());
     logger.info(
@@ -41,11 +45,20 @@ export async function runProcess(roles: Roles): Promise<void> {
     console.log(`Perimeter listening on ${address}`);
   }
   if (roles.worker) {
-    await registerScanWorkers(runtime.ctx, boss);
+    const scanWorkers = await registerScanWorkers(runtime.ctx, boss);
+    stops.unshift(() => scanWorkers.stop());
     const scheduler = await startSchedules(runtime.ctx, boss);
     stops.unshift(() => scheduler.stop());
     const notifier = await registerNotificationWorkers(runtime.ctx, boss);
     stops.unshift(() => notifier.stop());
+    if (!roles.api && config.env.WORKER_HEALTH_PORT) {
+      const health = await startWorkerHealth(runtime.ctx.database.pool, {
+        host: config.env.HOST,
+        port: config.env.WORKER_HEALTH_PORT,
+        logger,
+      });
+      stops.unshift(() => health.close());
+    }
     logger.info('worker role ready');
   }
 
@@ -60,4 +73,21 @@ export async function runProcess(roles: Roles): Promise<void> {
   };
   process.once('SIGINT', () => void shutdown('SIGINT'));
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
+}
+
+/** Connection-level failures worth waiting out at start-up (PostgreSQL starting, restarting, unreachable). */
+const UNAVAILABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', '57P03', '53300']);
+
+/** Runs `open` until it succeeds while the database is unavailable (backoff to 10 s); other errors are thrown. */
+async function retryWhileUnavailable<T>(open: () => Promise<T>, logger: Logger, what: string): Promise<T> {
+  for (let wait = 500; ; wait = Math.min(10_000, wait * 2)) {
+    try {
+      return await open();
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      if (!code || !UNAVAILABLE.has(code)) throw err;
+      logger.warn({ code, retryInMs: wait }, `${what} unavailable at start-up; retrying`);
+      await new Promise((r) => setTimeout(r, wait));
+    }
+  }
 }

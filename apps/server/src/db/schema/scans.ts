@@ -44,6 +44,8 @@ export const scans = pgTable(
     skippedHosts: jsonb('skipped_hosts').$type<{ host: string; reason: string }[]>().notNull().default([]),
     /** Why the scan ended early, or the engine's failure. */
     message: text('message'),
+    /** Set when the scan could not be run to its end (retries used up): it ends canceled with this reason. */
+    failureReason: text('failure_reason'),
     summary: jsonb('summary').$type<Record<string, unknown>>(),
     attempts: integer('attempts').notNull().default(0),
     jobId: text('job_id'),

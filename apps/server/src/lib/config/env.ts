@@ -63,8 +63,10 @@ export const ZEnv = z.object({
   SCAN_JOB_EXPIRE_SECONDS: z.coerce.number().int().min(10).max(86_400).default(3600),
   /** Retries of a failed or expired scan job. */
   SCAN_JOB_RETRY_LIMIT: z.coerce.number().int().min(0).max(20).default(3),
-  /** A running scan whose worker wrote no heartbeat for this long is handed to another worker. */
-  SCAN_HEARTBEAT_TIMEOUT_SECONDS: z.coerce.number().int().min(3).max(86_400).default(120),
+  /** A running scan whose worker wrote no heartbeat (written every second) for this long is handed to another worker. */
+  SCAN_HEARTBEAT_TIMEOUT_SECONDS: z.coerce.number().int().min(3).max(86_400).default(15),
+  /** Port of the worker role's own health endpoints (`/live`, `/ready`) when it runs without the API; off when unset. */
+  WORKER_HEALTH_PORT: z.coerce.number().int().min(1).max(65_535).optional(),
   /** Billing (modules/billing, docs/billing.md): currency of prices; Stripe when STRIPE_SECRET_KEY is set, else the local provider. */
   BILLING_CURRENCY: z.enum(['usd', 'aed']).default('usd'),
   STRIPE_SECRET_KEY: z.string().optional(),

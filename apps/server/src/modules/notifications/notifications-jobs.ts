@@ -1,5 +1,5 @@
-import PgBoss from 'pg-boss';
 import { z } from 'zod';
+import { defineJob, ensureQueues, type PgBoss } from '../../lib/queue.ts';
 import type { AppContext } from '../../server/context.ts';
 import { withClientTransaction } from '../scans/scans-repo.ts';
 import { claimNotification, lockUnnotifiedScans } from './notifications-repo.ts';
@@ -27,17 +27,19 @@ export const DEFAULT_NOTIFICATION_POLICY: NotificationPolicy = {
   sweepMs: 15_000,
 };
 
-const notifyPolicy = { retryLimit: 3, retryDelay: 30, retryBackoff: true, expireInSeconds: 300 };
-const webhookPolicy = (p: NotificationPolicy) => ({
-  retryLimit: p.webhookRetryLimit,
-  retryDelay: p.webhookRetryDelay,
+const notifyJob = defineJob(NOTIFY_SCAN_QUEUE, ZNotifyScanJob, {
+  retryLimit: 3,
+  retryDelay: 30,
   retryBackoff: true,
-  expireInSeconds: 120,
+  expireInSeconds: 300,
 });
-
-async function ensureQueue(boss: PgBoss, name: string, policy: object) {
-  if (!(await boss.getQueue(name))) await boss.createQueue(name, { name, ...policy });
-}
+const webhookJob = (p: NotificationPolicy) =>
+  defineJob(WEBHOOK_QUEUE, ZWebhookJob, {
+    retryLimit: p.webhookRetryLimit,
+    retryDelay: p.webhookRetryDelay,
+    retryBackoff: true,
+    expireInSeconds: 120,
+  });
 
 /**
  * Finds finished scans not yet notified, claims each in `notification_log` and enqueues its
@@ -53,12 +55,10 @@ export async function sweepFinishedScans(ctx: AppContext, now = new Date()): Pro
       new Date(now.getTime() - CANCELED_SETTLE_MS),
     );
     if (due.length === 0) return 0;
-    const boss = new PgBoss({ db: { executeSql }, schema: 'pgboss' });
-    await ensureQueue(boss, NOTIFY_SCAN_QUEUE, notifyPolicy);
     let n = 0;
     for (const scan of due) {
       if (!(await claimNotification(db, scan.userId, scan.id, 'scan_finished'))) continue;
-      await boss.send(NOTIFY_SCAN_QUEUE, { scanId: scan.id }, { ...notifyPolicy, singletonKey: scan.id });
+      await notifyJob.enqueue(executeSql, { scanId: scan.id }, { singletonKey: scan.id });
       n += 1;
     }
     return n;
@@ -70,30 +70,25 @@ export async function registerNotificationWorkers(
   boss: PgBoss,
   policy: NotificationPolicy = DEFAULT_NOTIFICATION_POLICY,
 ) {
-  await ensureQueue(boss, NOTIFY_SCAN_QUEUE, notifyPolicy);
-  await ensureQueue(boss, WEBHOOK_QUEUE, webhookPolicy(policy));
-  await boss.work(NOTIFY_SCAN_QUEUE, { batchSize: 1, pollingIntervalSeconds: 0.5 }, async ([job]) => {
-    if (!job) return;
-    const { scanId } = ZNotifyScanJob.parse(job.data);
-    for (const deliveryId of await notifyScanFinished(ctx, scanId)) {
-      await boss.send(WEBHOOK_QUEUE, { deliveryId }, { ...webhookPolicy(policy), singletonKey: deliveryId });
-    }
+  const webhooks = webhookJob(policy);
+  await ensureQueues(ctx.database.pool, boss, [notifyJob, webhooks]);
+  const notifyWorkers = notifyJob.work(boss, ctx.logger, async ({ scanId }) => {
+    const deliveryIds = await notifyScanFinished(ctx, scanId);
+    if (deliveryIds.length === 0) return;
+    await withClientTransaction(ctx.database, async (_db, executeSql) => {
+      for (const deliveryId of deliveryIds)
+        await webhooks.enqueue(executeSql, { deliveryId }, { singletonKey: deliveryId });
+    });
   });
-  await boss.work(
-    WEBHOOK_QUEUE,
-    { batchSize: 1, pollingIntervalSeconds: 0.5, includeMetadata: true },
-    async ([job]) => {
-      if (!job) return;
-      const { deliveryId } = ZWebhookJob.parse(job.data);
-      const result = await deliver(ctx, deliveryId);
-      if (result.ok) return;
-      if (job.retryCount >= job.retryLimit) {
-        await markDeliveryFailed(ctx, deliveryId);
-        return;
-      }
-      throw new Error(`webhook delivery ${deliveryId} failed: ${result.error}`);
-    },
-  );
+  const webhookWorkers = webhooks.work(boss, ctx.logger, async ({ deliveryId }, job) => {
+    const result = await deliver(ctx, deliveryId);
+    if (result.ok) return;
+    if (job.retryCount >= job.retryLimit) {
+      await markDeliveryFailed(ctx, deliveryId);
+      return;
+    }
+    throw new Error(`webhook delivery ${deliveryId} failed: ${result.error}`);
+  });
   let stopped = false;
   let running: Promise<unknown> | undefined;
   const timer = setInterval(() => {
@@ -110,6 +105,7 @@ export async function registerNotificationWorkers(
       stopped = true;
       clearInterval(timer);
       await running;
+      await Promise.all([notifyWorkers.stop(), webhookWorkers.stop()]);
     },
   };
 }

@@ -11,7 +11,7 @@ import { badRequest, notFound } from '../../lib/errors.ts';
 import type { AppContext } from '../../server/context.ts';
 import * as repo from './notifications-repo.ts';
 import { postWebhook } from './notifications-send.ts';
-import { newCriticalHighMail, scanFinishedMail } from './notifications-templates.ts';
+import { newCriticalHighMail, scanFailedMail, scanFinishedMail } from './notifications-templates.ts';
 
 const MAX_WEBHOOKS = 10;
 
@@ -143,10 +143,17 @@ export async function notifyScanFinished(ctx: AppContext, scanId: string): Promi
   };
   if (
     user.notifyScanFinished &&
-    !canceled &&
+    (!canceled || scan.failureReason) &&
     (await repo.claimNotification(ctx.db, user.id, scan.id, 'mail_scan_finished'))
   ) {
-    await ctx.mailer.send(user.email, 'scan_finished', scanFinishedMail(lang, mailFacts));
+    // A failed scan (canceled by the system, not the user) is told too, with its reason.
+    if (scan.failureReason)
+      await ctx.mailer.send(
+        user.email,
+        'scan_failed',
+        scanFailedMail(lang, { ...mailFacts, reason: scan.failureReason }),
+      );
+    else await ctx.mailer.send(user.email, 'scan_finished', scanFinishedMail(lang, mailFacts));
   }
   if (
     fresh.length > 0 &&

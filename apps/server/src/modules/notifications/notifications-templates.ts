@@ -62,6 +62,34 @@ export function scanFinishedMail(lang: TLanguage, f: ScanMailFacts): RenderedMai
       );
 }
 
+/** A scan that could not be run to its end (its retries used up): what happened and what was kept. */
+export function scanFailedMail(lang: TLanguage, f: ScanMailFacts & { reason: string }): RenderedMail {
+  const counts = countsLine(lang, f.counts);
+  return lang === 'ru'
+    ? renderActionMail(
+        {
+          subject: `Сканирование ${f.targets} не завершено`,
+          greeting: (n) => `Здравствуйте, ${n}!`,
+          body: `Сканирование ${f.targets} остановлено с ошибкой и не выполнено до конца. Причина (на английском): ${f.reason} ${counts ? `Найденное до остановки сохранено: ${counts}.` : 'До остановки ничего не найдено.'} Запустите сканирование снова, чтобы завершить проверку.`,
+          action: 'Открыть сканирование',
+          footer: 'Уведомления можно отключить в настройках учётной записи.',
+        },
+        f.name,
+        f.link,
+      )
+    : renderActionMail(
+        {
+          subject: `Scan of ${f.targets} failed`,
+          greeting: (n) => `Hello ${n},`,
+          body: `The scan of ${f.targets} stopped with an error and did not run to its end. Reason: ${f.reason} ${counts ? `What it found before is kept: ${counts}.` : 'It found nothing before it stopped.'} Start it again to complete the check.`,
+          action: 'Open the scan',
+          footer: 'You can turn these notifications off in your account settings.',
+        },
+        f.name,
+        f.link,
+      );
+}
+
 export function newCriticalHighMail(lang: TLanguage, f: ScanMailFacts): RenderedMail {
   const list = f.newCriticalHigh
     .slice(0, 10)

@@ -12,9 +12,8 @@ import {
   scan,
   type TemplateFinding,
 } from '@perimeter/engine';
-import PgBoss from 'pg-boss';
 import { z } from 'zod';
-import type { PgBoss as Boss } from '../../lib/queue.ts';
+import { type PgBoss as Boss, defineJob, type ExecuteSql, ensureQueues } from '../../lib/queue.ts';
 import type { AppContext } from '../../server/context.ts';
 import { limitsOf } from '../targets/targets-fns.ts';
 import { getUserPlan, type TargetRow } from '../targets/targets-repo.ts';
@@ -33,89 +32,113 @@ import { PgLeakSource, PgVulnStore } from './scans-intel-repo.ts';
 import * as repo from './scans-repo.ts';
 
 /**
- * The scan job: one pg-boss job per started scan. Retries with exponential backoff; the lease
- * (`expireInSeconds`) hands the job to another worker when the one running it dies; findings
- * are upserted by fingerprint so a retried scan never duplicates anything.
+ * The scan job: one pg-boss job per started scan. Retries with exponential backoff; a worker
+ * that dies mid-scan stops writing the scan's heartbeat, and the stale-scan check on any other
+ * worker hands the job back within seconds (the lease, `expireInSeconds`, is only the last
+ * resort); findings are upserted by fingerprint so a retried scan never duplicates anything.
+ * When the retries are used up the scan ends `canceled` with `failureReason` set, keeping what
+ * it found, and the user is told.
  */
 export const SCAN_QUEUE = 'scan-run';
 export const ZScanJob = z.object({ scanId: z.uuid() });
 export type TScanJob = z.infer<typeof ZScanJob>;
 
-export const scanJobPolicy = (env: AppContext['config']['env']) => ({
-  retryLimit: env.SCAN_JOB_RETRY_LIMIT,
-  retryDelay: 5,
-  retryBackoff: true,
-  expireInSeconds: env.SCAN_JOB_EXPIRE_SECONDS,
-});
+export const scanJob = (env: AppContext['config']['env']) =>
+  defineJob(SCAN_QUEUE, ZScanJob, {
+    retryLimit: env.SCAN_JOB_RETRY_LIMIT,
+    retryDelay: 2,
+    retryBackoff: true,
+    expireInSeconds: env.SCAN_JOB_EXPIRE_SECONDS,
+  });
 
 /** Enqueues a scan job through `executeSql` (the caller's open transaction). */
 export async function enqueueScanJob(
   env: AppContext['config']['env'],
-  executeSql: repo.ExecuteSql,
+  executeSql: ExecuteSql,
   scanId: string,
 ): Promise<string> {
-  const boss = new PgBoss({ db: { executeSql }, schema: 'pgboss' });
-  const policy = scanJobPolicy(env);
-  if (!(await boss.getQueue(SCAN_QUEUE))) await boss.createQueue(SCAN_QUEUE, { name: SCAN_QUEUE, ...policy });
-  const id = await boss.send(SCAN_QUEUE, { scanId } satisfies TScanJob, { ...policy, singletonKey: scanId });
+  const id = await scanJob(env).enqueue(executeSql, { scanId }, { singletonKey: scanId });
   if (!id) throw new Error(`scan ${scanId} could not be enqueued`);
   return id;
 }
 
-/** Starts WORKER_CONCURRENCY scan workers on this process. */
-export async function registerScanWorkers(ctx: AppContext, boss: Boss): Promise<{ stop(): void }> {
-  const policy = scanJobPolicy(ctx.config.env);
-  if (!(await boss.getQueue(SCAN_QUEUE))) await boss.createQueue(SCAN_QUEUE, { name: SCAN_QUEUE, ...policy });
-  for (let i = 0; i < ctx.config.env.WORKER_CONCURRENCY; i++) {
-    await boss.work<TScanJob>(
-      SCAN_QUEUE,
-      { batchSize: 1, pollingIntervalSeconds: 0.5, includeMetadata: true },
-      async ([job]) => {
-        if (!job) return;
-        const { scanId } = ZScanJob.parse(job.data);
-        const lastAttempt = job.retryCount >= job.retryLimit;
-        try {
-          await runScan(ctx, scanId);
-        } catch (err) {
-          ctx.logger.error({ err, scanId, attempt: job.retryCount }, 'scan job failed');
-          if (lastAttempt)
-            await repo.transition(
-              ctx.db,
-              { id: scanId, from: ['pending', 'running'] },
-              {
-                status: 'canceled',
-                finishedAt: new Date(),
-                message: `The scan failed: ${(err as Error).message}`,
-              },
-            );
-          throw err;
-        }
-      },
-    );
-  }
+const failureMessage = (reason: string) =>
+  `The scan failed: ${reason} What it found before is kept; start it again to complete it.`;
+
+/** Starts WORKER_CONCURRENCY scan workers on this process, and the stale-scan check. */
+export async function registerScanWorkers(ctx: AppContext, boss: Boss): Promise<{ stop(): Promise<void> }> {
+  const job = scanJob(ctx.config.env);
+  await ensureQueues(ctx.database.pool, boss, [job]);
+  const workers = job.work(
+    boss,
+    ctx.logger,
+    async ({ scanId }, meta) => {
+      const lastAttempt = meta.retryCount >= meta.retryLimit;
+      try {
+        await runScan(ctx, scanId);
+      } catch (err) {
+        ctx.logger.error({ err, scanId, attempt: meta.retryCount }, 'scan job failed');
+        if (lastAttempt) await failScan(ctx, scanId, `${(err as Error).message}.`);
+        throw err;
+      }
+    },
+    { concurrency: ctx.config.env.WORKER_CONCURRENCY },
+  );
   const silent = ctx.config.env.SCAN_HEARTBEAT_TIMEOUT_SECONDS;
+  let checking: Promise<unknown> | undefined;
   const reaper = setInterval(
-    () =>
-      void reapStaleScans(ctx, boss, silent).catch((err) =>
-        ctx.logger.error({ err }, 'stale scan check failed'),
-      ),
-    Math.max(1000, (silent * 1000) / 3),
+    () => {
+      if (checking) return;
+      checking = reapStaleScans(ctx, boss, silent)
+        .catch((err) => ctx.logger.warn({ err: (err as Error).message }, 'stale scan check failed'))
+        .finally(() => {
+          checking = undefined;
+        });
+    },
+    Math.min(3000, Math.max(500, (silent * 1000) / 4)),
   );
   reaper.unref();
   ctx.logger.info({ concurrency: ctx.config.env.WORKER_CONCURRENCY }, 'scan workers ready');
-  return { stop: () => clearInterval(reaper) };
+  return {
+    async stop() {
+      clearInterval(reaper);
+      await workers.stop();
+    },
+  };
+}
+
+/** Ends a scan that cannot be run to its end: canceled with the reason; its findings stay. */
+async function failScan(ctx: AppContext, scanId: string, reason: string): Promise<void> {
+  await repo.transition(
+    ctx.db,
+    { id: scanId, from: ['pending', 'running'] },
+    { status: 'canceled', finishedAt: new Date(), message: failureMessage(reason), failureReason: reason },
+  );
 }
 
 /**
  * A worker that dies mid-scan leaves its job active until the lease runs out; the scan's
- * heartbeat shows it much sooner. Failing the job hands it to pg-boss's retry (with backoff).
+ * heartbeat (written every second) shows it much sooner. Failing the job hands it to pg-boss's
+ * retry; when no retry is left, or the job already ended without the scan, the scan fails.
  */
 export async function reapStaleScans(ctx: AppContext, boss: Boss, silentSeconds: number): Promise<number> {
   const stale = await repo.claimStaleScans(ctx.db, silentSeconds);
   for (const s of stale) {
-    ctx.logger.warn({ scanId: s.id, jobId: s.jobId }, 'scan worker went silent; retrying the scan');
-    if (s.jobId) await boss.fail(SCAN_QUEUE, s.jobId, { reason: 'worker heartbeat lost' });
+    const job = s.jobId ? await boss.getJobById(SCAN_QUEUE, s.jobId) : null;
+    const exhausted = !job || job.retryCount >= job.retryLimit;
+    ctx.logger.warn({ scanId: s.id, jobId: s.jobId, exhausted }, 'scan worker went silent');
+    if (s.jobId && job?.state === 'active')
+      await boss.fail(SCAN_QUEUE, s.jobId, { reason: 'worker heartbeat lost' });
+    if (exhausted)
+      await failScan(
+        ctx,
+        s.id,
+        `the worker running it stopped answering ${(job?.retryCount ?? 0) + 1} time(s) and no retry is left.`,
+      );
   }
+  // A scan whose job ended (failed by its lease, cancelled, archived) without the scan ending.
+  for (const s of await repo.scansWithEndedJobs(ctx.db, silentSeconds))
+    await failScan(ctx, s.id, 'its job ended before the scan did (the workers running it stopped).');
   return stale.length;
 }
 

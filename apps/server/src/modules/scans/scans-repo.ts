@@ -280,6 +280,22 @@ export async function claimStaleScans(
     .returning({ id: scans.id, jobId: scans.jobId });
 }
 
+/**
+ * Scans still pending or running whose pg-boss job has ended (failed by its lease, cancelled,
+ * completed or archived) for longer than `graceSeconds`: nothing will run them any more.
+ */
+export async function scansWithEndedJobs(db: DbOrTx, graceSeconds: number): Promise<{ id: string }[]> {
+  const result = await db.execute<{ id: string }>(sql`
+    select s.id from ${scans} s
+    where s.status in ('pending', 'running') and s.job_id is not null
+      and s.updated_at < now() - make_interval(secs => ${graceSeconds})
+      and not exists (
+        select 1 from pgboss.job j
+        where j.name = 'scan-run' and j.id = s.job_id::uuid and j.state < 'completed'
+      )`);
+  return result.rows;
+}
+
 export async function writeProgress(
   db: DbOrTx,
   id: string,

@@ -1,6 +1,6 @@
-import PgBoss from 'pg-boss';
 import { z } from 'zod';
 import { AppError } from '../../lib/errors.ts';
+import { defineJob, ensureQueues, type PgBoss } from '../../lib/queue.ts';
 import type { AppContext } from '../../server/context.ts';
 import { startScan } from '../scans/scans-service.ts';
 import type { ExecuteSql, ScanBridge } from './schedules-bridge.ts';
@@ -16,13 +16,15 @@ import { createScheduler, type Scheduler } from './schedules-scheduler.ts';
 export const SCHEDULE_START_QUEUE = 'schedule-start';
 export const ZScheduleStartJob = z.object({ scanId: z.uuid(), userId: z.uuid() });
 export type TScheduleStartJob = z.infer<typeof ZScheduleStartJob>;
-const policy = { retryLimit: 5, retryDelay: 30, retryBackoff: true, expireInSeconds: 600 };
+const scheduleStartJob = defineJob(SCHEDULE_START_QUEUE, ZScheduleStartJob, {
+  retryLimit: 5,
+  retryDelay: 30,
+  retryBackoff: true,
+  expireInSeconds: 600,
+});
 
 export async function enqueueScheduledStart(executeSql: ExecuteSql, job: TScheduleStartJob): Promise<void> {
-  const boss = new PgBoss({ db: { executeSql }, schema: 'pgboss' });
-  if (!(await boss.getQueue(SCHEDULE_START_QUEUE)))
-    await boss.createQueue(SCHEDULE_START_QUEUE, { name: SCHEDULE_START_QUEUE, ...policy });
-  await boss.send(SCHEDULE_START_QUEUE, job, { ...policy, singletonKey: job.scanId });
+  await scheduleStartJob.enqueue(executeSql, job, { singletonKey: job.scanId });
 }
 
 export async function handleScheduledStart(ctx: AppContext, job: TScheduleStartJob): Promise<void> {
@@ -46,17 +48,18 @@ export async function registerScheduleWorkers(
   bridge: ScanBridge,
   intervalMs = 30_000,
 ): Promise<Scheduler> {
-  if (!(await boss.getQueue(SCHEDULE_START_QUEUE)))
-    await boss.createQueue(SCHEDULE_START_QUEUE, { name: SCHEDULE_START_QUEUE, ...policy });
-  await boss.work<TScheduleStartJob>(
-    SCHEDULE_START_QUEUE,
-    { batchSize: 1, pollingIntervalSeconds: 1 },
-    async ([job]) => {
-      if (job) await handleScheduledStart(ctx, ZScheduleStartJob.parse(job.data));
-    },
-  );
+  await ensureQueues(ctx.database.pool, boss, [scheduleStartJob]);
+  const workers = scheduleStartJob.work(boss, ctx.logger, (job) => handleScheduledStart(ctx, job), {
+    pollMs: 1000,
+  });
   const scheduler = createScheduler(ctx, { bridge });
   scheduler.start(intervalMs);
   ctx.logger.info({ intervalMs }, 'scheduler ready');
-  return scheduler;
+  return {
+    ...scheduler,
+    async stop() {
+      await scheduler.stop();
+      await workers.stop();
+    },
+  };
 }

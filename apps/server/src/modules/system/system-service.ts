@@ -1,4 +1,5 @@
 import type { TMaintenanceResponse } from '@perimeter/contracts';
+import type { Pool } from 'pg';
 import type { Db } from '../../db/client.ts';
 import type { TEnv } from '../../lib/config/index.ts';
 import { getSetting, putSetting } from './system-repo.ts';
@@ -47,4 +48,27 @@ export function createMaintenanceState(
 export async function maintenanceStatus(state: MaintenanceState): Promise<TMaintenanceResponse> {
   const { enabled, message } = await state.get();
   return { maintenance_mode: enabled, message: enabled ? message : null };
+}
+
+const READY_TIMEOUT_MS = 2_000;
+
+/**
+ * What readiness checks: the database answers a query within 2 s and, where this process runs
+ * workers, pg-boss's schema is there. Each check is `ok` or `down`; `ready` is all of them `ok`.
+ */
+export async function readiness(
+  pool: Pick<Pool, 'query'>,
+  { queue }: { queue: boolean },
+): Promise<{ ready: boolean; checks: { database: 'ok' | 'down'; queue?: 'ok' | 'down' } }> {
+  const within = <T>(p: Promise<T>) =>
+    Promise.race([
+      p.then(() => 'ok' as const),
+      new Promise<'down'>((resolve) => setTimeout(() => resolve('down'), READY_TIMEOUT_MS).unref()),
+    ]).catch(() => 'down' as const);
+  const database = await within(pool.query('select 1'));
+  const checks: { database: 'ok' | 'down'; queue?: 'ok' | 'down' } = { database };
+  if (queue)
+    checks.queue =
+      database === 'ok' ? await within(pool.query('select version from pgboss.version')) : 'down';
+  return { ready: Object.values(checks).every((c) => c === 'ok'), checks };
 }

@@ -3,9 +3,14 @@ import fp from 'fastify-plugin';
 import { AppError } from '../../lib/errors.ts';
 import type { MaintenanceState } from '../../modules/system/system-service.ts';
 
-const OPEN_DURING_MAINTENANCE = new Set(['/api/main/ping', '/api/main/message/maintenance_mode/']);
+const OPEN_DURING_MAINTENANCE = new Set([
+  '/api/main/ping',
+  '/api/main/message/maintenance_mode/',
+  '/api/main/health/live',
+  '/api/main/health/ready',
+]);
 
-/** While the operator has maintenance mode on, every API route but two answers 503. */
+/** While the operator has maintenance mode on, every API route but ping, health and the message itself answers 503. */
 export const maintenancePlugin = fp(
   async (app: FastifyInstance, { maintenance }: { maintenance: MaintenanceState }) => {
     app.addHook('onRequest', async (request) => {
