@@ -101,6 +101,9 @@ export function defineJob<T>(name: string, schema: z.ZodType<T>, policy: JobPoli
         let backoff = 0;
         for (;;) {
           try {
+            // After a lost connection the job may have been handed on meanwhile (the stale-scan
+            // check, its lease): settle it only while it is still this worker's.
+            if (backoff && (await boss.getJobById(name, job.id))?.state !== 'active') return;
             if (failure === undefined) await boss.complete(name, job.id);
             else await boss.fail(name, job.id, { message: (failure as Error)?.message ?? String(failure) });
             return;

@@ -21,8 +21,12 @@ export interface TestApp {
 }
 
 /** The real app on a fresh database cloned from the migrated template. */
-export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
-  const database = await createTestDatabase();
+export async function createTestApp(
+  env: Record<string, string> = {},
+  /** An existing database to use instead of a clone of the template (it is migrated, not dropped). */
+  databaseUrl?: string,
+): Promise<TestApp> {
+  const database = databaseUrl ? { url: databaseUrl, drop: async () => {} } : await createTestDatabase();
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'perimeter-test-data-'));
   const config = loadConfig({
     NODE_ENV: 'test',
