@@ -1,6 +1,6 @@
 import { and, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.ts';
-import { scanSchedules, scans, scanTargets, targets, users } from '../../db/schema/index.ts';
+import { scanSchedules, scans, scanTargets, targetEvents, targets, users } from '../../db/schema/index.ts';
 
 export type TargetRow = typeof targets.$inferSelect;
 export type NewTargetRow = typeof targets.$inferInsert;
@@ -77,7 +77,6 @@ export async function getTargetsByIds(db: DbOrTx, userId: string, ids: string[])
     .where(and(eq(targets.userId, userId), inArray(targets.id, ids)));
 }
 
-/** Live domains and external addresses the user holds (plan limits). */
 /**
  * What a user's live targets use of the plan: domain targets (each counts as a domain), those of
  * them below their registrable domain (subdomain targets), external IPs.
@@ -118,13 +117,38 @@ export async function recordVerification(
   return row;
 }
 
-export async function setDisabled(db: DbOrTx, id: string): Promise<TargetRow | undefined> {
+/** Disables a target (it keeps its scans) or enables it again, unverified: the proof is checked anew. */
+export async function setDisabled(db: DbOrTx, id: string, disabled = true): Promise<TargetRow | undefined> {
   const [row] = await db
     .update(targets)
-    .set({ disabled: true, verified: false, verifiedAt: null, updatedAt: new Date() })
+    .set({ disabled, verified: false, verifiedAt: null, updatedAt: new Date() })
     .where(eq(targets.id, id))
     .returning();
   return row;
+}
+
+export type TargetEventRow = typeof targetEvents.$inferSelect;
+
+export async function insertTargetEvents(
+  db: DbOrTx,
+  rows: Omit<typeof targetEvents.$inferInsert, 'id'>[],
+): Promise<void> {
+  if (rows.length > 0) await db.insert(targetEvents).values(rows);
+}
+
+/** The history of one of the user's targets, newest first. */
+export async function listTargetEvents(
+  db: DbOrTx,
+  userId: string,
+  targetId: string,
+  limit = 50,
+): Promise<TargetEventRow[]> {
+  return db
+    .select()
+    .from(targetEvents)
+    .where(and(eq(targetEvents.userId, userId), eq(targetEvents.targetId, targetId)))
+    .orderBy(desc(targetEvents.createdAt), desc(targetEvents.id))
+    .limit(limit);
 }
 
 export interface TargetScanInfo {
