@@ -1,7 +1,9 @@
 import type { TReplaceTargetResponse, TTarget, TTargetInfo } from '@perimeter/contracts';
 import { type Lab, startLab } from '@perimeter/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { scanScope } from '../src/db/schema/index.ts';
 import { createTestApp, type TestApp } from './support/app.ts';
+import { seedScan } from './support/findings-seed.ts';
 import { type Api, labEnv, signUp } from './support/scan-lab.ts';
 
 type Added = { data: { added: TTarget[] } };
@@ -126,6 +128,55 @@ describe('targets screen: replace a mistyped domain, enable again, history', () 
     );
     expect(info.status).toBe(404);
     expect((await infoOf(owner.api, target)).status).toBe('disabled');
+  });
+
+  it("the list carries what the target's latest done scan found: hosts, subdomains, addresses, ports, technologies", async () => {
+    const { api, userId } = await signUp(t, 'business');
+    const target = await addOne(api, 'acme.test');
+    const db = t.runtime.ctx.db;
+    const old = await seedScan(db, userId, target.user_target_id, new Date('2026-01-01T00:00:00Z'));
+    const scan = await seedScan(db, userId, target.user_target_id, new Date('2026-02-01T00:00:00Z'));
+    await seedScan(db, userId, target.user_target_id, new Date('2026-03-01T00:00:00Z'), 'running');
+    const row = (
+      scanId: string,
+      name: string,
+      kind: string,
+      ips: string[],
+      ports: number[],
+      techs: string[],
+    ) => ({
+      scanId,
+      name,
+      kind,
+      mainDomain: kind === 'subdomain' ? 'acme.test' : null,
+      ipAddresses: ips,
+      openedPorts: ports,
+      services: [],
+      technologies: techs.map((n) => ({ name: n, version: null })),
+      emails: [],
+      cnames: [],
+      urls: [],
+    });
+    await db
+      .insert(scanScope)
+      .values([
+        row(old.id, 'old.acme.test', 'subdomain', ['127.0.215.99'], [8080], ['IIS']),
+        row(scan.id, 'acme.test', 'subdomain', ['127.0.215.10'], [80], ['nginx', 'jQuery']),
+        row(scan.id, 'www.acme.test', 'subdomain', ['127.0.215.10'], [80, 443], ['nginx']),
+        row(scan.id, '127.0.215.18', 'ip', ['127.0.215.18'], [25, 110], []),
+      ]);
+    const res = await api.get<{ data: { domain: { user_target_id: string; assets: unknown }[] } }>(
+      '/main/user_target/get_extend_targets_info?targets_type=domain',
+    );
+    expect(res.body.data.domain.find((d) => d.user_target_id === target.user_target_id)?.assets).toEqual({
+      scan_id: scan.id,
+      hosts: 3,
+      subdomains: 2,
+      ip_addresses: 2,
+      opened_ports: [25, 80, 110, 443],
+      technologies: ['jQuery', 'nginx'],
+    });
+    expect((await infoOf(api, target)).last_scan?.status).toBe('running');
   });
 
   it('an address outside the allow-list names the operator setting', async () => {

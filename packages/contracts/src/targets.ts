@@ -89,6 +89,20 @@ export const ZExtendedTarget = ZTarget.extend({
   status: z.enum(TARGET_STATUSES),
   /** Open (unresolved) findings by severity. */
   counts: ZSeverityCounts,
+  /** What the target's latest finished scan found (the targets screen's columns); null before one. */
+  assets: z
+    .object({
+      scan_id: z.string(),
+      /** Host names and bare addresses in the scope. */
+      hosts: z.number().int(),
+      subdomains: z.number().int(),
+      ip_addresses: z.number().int(),
+      /** Distinct open port numbers, ascending. */
+      opened_ports: z.array(z.number().int()),
+      /** Distinct technology names, alphabetical. */
+      technologies: z.array(z.string()),
+    })
+    .nullable(),
 });
 export type TExtendedTarget = z.infer<typeof ZExtendedTarget>;
 export const ZExtendedTargetsByType = z.object({

@@ -228,3 +228,55 @@ export async function enabledSchedulesOf(
     )
     .orderBy(scanSchedules.createdAt, scanSchedules.id);
 }
+
+export interface TargetAssetsRow {
+  targetId: string;
+  scanId: string;
+  hosts: number;
+  subdomains: number;
+  ips: number;
+  ports: number[];
+  technologies: string[];
+}
+
+/** The scope summary of each target's latest done scan (a scan of several targets counts for each). */
+export async function latestScopeSummaries(
+  db: DbOrTx,
+  userId: string,
+  targetIds: string[],
+): Promise<TargetAssetsRow[]> {
+  if (targetIds.length === 0) return [];
+  const result = await db.execute<{
+    target_id: string;
+    scan_id: string;
+    hosts: number;
+    subdomains: number;
+    ips: number;
+    ports: number[];
+    technologies: string[];
+  }>(sql`
+    with latest as (
+      select distinct on (st.target_id) st.target_id, s.id as scan_id
+      from scan_targets st join scans s on s.id = st.scan_id
+      where s.user_id = ${userId} and s.status = 'done' and st.target_id = any(${sql.param(targetIds)}::uuid[])
+      order by st.target_id, s.finished_at desc nulls last, s.created_at desc
+    )
+    select l.target_id, l.scan_id,
+      (select count(*) from scan_scope x where x.scan_id = l.scan_id)::int as hosts,
+      (select count(*) from scan_scope x where x.scan_id = l.scan_id and x.kind = 'subdomain')::int as subdomains,
+      (select count(distinct ip) from scan_scope x, unnest(x.ip_addresses) ip where x.scan_id = l.scan_id)::int as ips,
+      (select coalesce(array_agg(distinct p order by p), '{}') from scan_scope x, unnest(x.opened_ports) p
+        where x.scan_id = l.scan_id) as ports,
+      (select coalesce(array_agg(distinct t->>'name' order by t->>'name'), '{}')
+        from scan_scope x, jsonb_array_elements(x.technologies) t where x.scan_id = l.scan_id) as technologies
+    from latest l`);
+  return result.rows.map((r) => ({
+    targetId: r.target_id,
+    scanId: r.scan_id,
+    hosts: r.hosts,
+    subdomains: r.subdomains,
+    ips: r.ips,
+    ports: r.ports,
+    technologies: r.technologies,
+  }));
+}

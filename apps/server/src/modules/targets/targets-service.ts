@@ -227,10 +227,11 @@ const zeroCounts = (): TSeverityCounts => ({
 
 async function extend(ctx: AppContext, userId: string, rows: repo.TargetRow[]): Promise<TExtendedTarget[]> {
   const ids = rows.map((r) => r.id);
-  const [last, counts, schedules] = await Promise.all([
+  const [last, counts, schedules, scopes] = await Promise.all([
     repo.lastScans(ctx.db, userId, ids),
     repo.openFindingCounts(ctx.db, userId),
     repo.enabledSchedulesOf(ctx.db, userId, ids),
+    repo.latestScopeSummaries(ctx.db, userId, ids),
   ]);
   return rows.map((row) => {
     const c = zeroCounts();
@@ -238,6 +239,7 @@ async function extend(ctx: AppContext, userId: string, rows: repo.TargetRow[]): 
       if (x.targetId === row.id && (SEVERITIES as readonly string[]).includes(x.severity))
         c[x.severity as keyof TSeverityCounts] += x.n;
     const scan = last.find((l) => l.targetId === row.id);
+    const scope = scopes.find((x) => x.targetId === row.id);
     return {
       ...toTargetDto(row),
       last_scan: scan
@@ -252,6 +254,16 @@ async function extend(ctx: AppContext, userId: string, rows: repo.TargetRow[]): 
       score: targetScore(c),
       status: row.disabled ? 'disabled' : row.verified ? 'verified' : 'unverified',
       counts: c,
+      assets: scope
+        ? {
+            scan_id: scope.scanId,
+            hosts: scope.hosts,
+            subdomains: scope.subdomains,
+            ip_addresses: scope.ips,
+            opened_ports: scope.ports,
+            technologies: scope.technologies,
+          }
+        : null,
     };
   });
 }
