@@ -26,6 +26,8 @@ export type TMenuItem = {
   target?: boolean;
   disabled?: boolean;
   breadcrumbs?: boolean;
+  /** Other path prefixes that select this item (an item opening one tab of a page with several). */
+  match?: string[];
   chip?: TMenuChip;
   children?: TMenuItem[];
 };
@@ -42,6 +44,7 @@ export const ZMenuItem: z.ZodType<TMenuItem> = z.lazy(() =>
     target: z.boolean().optional(),
     disabled: z.boolean().optional(),
     breadcrumbs: z.boolean().optional(),
+    match: z.array(z.string().max(2048)).max(20).optional(),
     chip: ZMenuChip.optional(),
     children: z.array(ZMenuItem).optional(),
   }),
@@ -50,7 +53,10 @@ export const ZMenuItem: z.ZodType<TMenuItem> = z.lazy(() =>
 export const ZDashboardMenuResponse = z.object({ dashboard: ZMenuItem });
 export type TDashboardMenuResponse = z.infer<typeof ZDashboardMenuResponse>;
 
-/** The main navigation of the spec: Home, New scan, Reports, Events, Analytics, Account. */
+/**
+ * The main navigation of the spec: Home, New scan, Reports, Events (its three tabs live on the
+ * page), Analytics, Account, plus the two labels it names without routes: Targets and Scheduled scans.
+ */
 export const DASHBOARD_MENU: TMenuItem = {
   id: 'dashboard',
   title: 'menu.dashboard',
@@ -62,20 +68,20 @@ export const DASHBOARD_MENU: TMenuItem = {
     {
       id: 'events',
       title: 'menu.events',
-      type: 'collapse',
+      type: 'item',
+      url: '/events/vulnerabilities',
+      match: ['/events'],
       icon: 'bug',
-      children: [
-        {
-          id: 'events-vulnerabilities',
-          title: 'menu.vulnerabilities',
-          type: 'item',
-          url: '/events/vulnerabilities',
-        },
-        { id: 'events-cve', title: 'menu.cve', type: 'item', url: '/events/cve' },
-        { id: 'events-leaks', title: 'menu.leaks', type: 'item', url: '/events/leaks' },
-      ],
     },
     { id: 'analytics', title: 'menu.analytics', type: 'item', url: '/analytics', icon: 'analytics' },
+    { id: 'targets', title: 'menu.targets', type: 'item', url: '/targets', icon: 'targets' },
+    {
+      id: 'scheduled-scans',
+      title: 'menu.scheduledScans',
+      type: 'item',
+      url: '/schedule-scan',
+      icon: 'schedule',
+    },
     { id: 'account', title: 'menu.account', type: 'item', url: '/account/account-details', icon: 'account' },
   ],
 };

@@ -89,6 +89,20 @@ export const ZExtendedTarget = ZTarget.extend({
   status: z.enum(TARGET_STATUSES),
   /** Open (unresolved) findings by severity. */
   counts: ZSeverityCounts,
+  /** What the target's latest finished scan found (the targets screen's columns); null before one. */
+  assets: z
+    .object({
+      scan_id: z.string(),
+      /** Host names and bare addresses in the scope. */
+      hosts: z.number().int(),
+      subdomains: z.number().int(),
+      ip_addresses: z.number().int(),
+      /** Distinct open port numbers, ascending. */
+      opened_ports: z.array(z.number().int()),
+      /** Distinct technology names, alphabetical. */
+      technologies: z.array(z.string()),
+    })
+    .nullable(),
 });
 export type TExtendedTarget = z.infer<typeof ZExtendedTarget>;
 export const ZExtendedTargetsByType = z.object({
@@ -98,6 +112,42 @@ export const ZExtendedTargetsByType = z.object({
 });
 
 export const ZGetInfoByIdQuery = z.object({ target_type: ZTargetType, user_target_id: ZUserTargetId });
+
+/** What happened to a target, oldest first in the table, newest first in `history`. */
+export const TARGET_EVENT_KINDS = [
+  'added',
+  'verified',
+  'verification_failed',
+  'verification_disabled',
+  'disabled',
+  'enabled',
+  'replaced',
+] as const;
+export const ZTargetEventKind = z.enum(TARGET_EVENT_KINDS);
+export type TTargetEventKind = z.infer<typeof ZTargetEventKind>;
+
+export const ZTargetEvent = z.object({
+  kind: ZTargetEventKind,
+  /** The check's answer, or the other target of a replacement. */
+  detail: z.string().nullable(),
+  created_at: z.string(),
+});
+export type TTargetEvent = z.infer<typeof ZTargetEvent>;
+
+/** get_info_by_id: the extended target with its last ownership check and its history. */
+export const ZTargetInfo = ZExtendedTarget.extend({
+  last_check_at: z.string().nullable(),
+  last_check_detail: z.string().nullable(),
+  /** Newest first, at most 50. */
+  history: z.array(ZTargetEvent),
+});
+export type TTargetInfo = z.infer<typeof ZTargetInfo>;
+
+/** Replaces a target by another of the same type (a mistyped domain): the old one is disabled. */
+export const ZReplaceTargetBody = ZTargetRef.extend({ target: z.string().trim().min(1).max(300) });
+export type TReplaceTargetBody = z.infer<typeof ZReplaceTargetBody>;
+export const ZReplaceTargetResponse = z.object({ replaced: ZTarget, added: ZTarget });
+export type TReplaceTargetResponse = z.infer<typeof ZReplaceTargetResponse>;
 
 export const ZVerificationTxt = z.object({
   user_target_id: z.string(),

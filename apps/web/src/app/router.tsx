@@ -150,6 +150,20 @@ export const routes: RouteObject[] = [
             ),
           },
           {
+            path: paths.targets,
+            ...page(
+              () => import('../features/targets/components/targets-page.tsx'),
+              (m) => m.TargetsPage,
+            ),
+          },
+          {
+            path: paths.targetDetail,
+            ...page(
+              () => import('../features/targets/components/target-detail-page.tsx'),
+              (m) => m.TargetDetailPage,
+            ),
+          },
+          {
             path: paths.scheduleScan,
             ...page(
               () => import('../features/schedules/components/schedules-page.tsx'),

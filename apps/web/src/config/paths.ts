@@ -19,6 +19,8 @@ export const paths = {
   faq: '/faq',
   choosePlan: '/choose-plan',
   scheduleScan: '/schedule-scan',
+  targets: '/targets',
+  targetDetail: '/targets/:targetType/:targetId',
   postPayment: '/post-payment',
   accountDetails: '/account/account-details',
   accountPlan: '/account/plan',

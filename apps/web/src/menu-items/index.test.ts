@@ -34,6 +34,15 @@ describe('menu highlighting', () => {
     expect(activeMenuUrl(root, pathname)).toBe(owner);
   });
 
+  it('an item owns the other paths it matches (Events on every tab), the longest prefix wins', () => {
+    const events: TMenuItem = { ...item('events', '/events/vulnerabilities'), match: ['/events'] };
+    const menu: TMenuItem = { ...root, children: [events, item('cve-only', '/events/cve/special')] };
+    expect(activeMenuUrl(menu, '/events/cve/42')).toBe('/events/vulnerabilities');
+    expect(activeMenuUrl(menu, '/events/leaks')).toBe('/events/vulnerabilities');
+    expect(activeMenuUrl(menu, '/events/cve/special/1')).toBe('/events/cve/special');
+    expect(activeMenuUrl(menu, '/eventsx')).toBe(null);
+  });
+
   it('a collapse is active when one of its children is', () => {
     expect(containsActive(scans, activeMenuUrl(root, '/scans/past-scans/1'))).toBe(true);
     expect(containsActive(scans, activeMenuUrl(root, '/'))).toBe(false);

@@ -7,19 +7,24 @@ export function isPathActive(url: string | undefined, pathname: string): boolean
   return pathname === url || pathname.startsWith(`${url}/`);
 }
 
-function urlsOf(item: TMenuItem | null): string[] {
+/** [path prefix, the item url it selects]: an item's own url, and the other paths it owns (`match`). */
+function prefixesOf(item: TMenuItem | null): [string, string][] {
   if (!item) return [];
-  const own = item.type === 'item' && item.url && !item.external ? [item.url] : [];
-  return [...own, ...(item.children ?? []).flatMap(urlsOf)];
+  const own: [string, string][] =
+    item.type === 'item' && item.url && !item.external
+      ? [item.url, ...(item.match ?? [])].map((p): [string, string] => [p, item.url as string])
+      : [];
+  return [...own, ...(item.children ?? []).flatMap(prefixesOf)];
 }
 
 /**
- * The one menu url that owns the path: the longest one matching it, so `/scans/past-scans/1`
- * highlights "Reports" (/scans/past-scans) and not also "New scan" (/scans).
+ * The one menu url that owns the path: the item with the longest url (or `match` prefix)
+ * matching it, so `/scans/past-scans/1` highlights "Reports" (/scans/past-scans) and not also
+ * "New scan" (/scans), and `/events/cve` highlights "Events" (/events/vulnerabilities).
  */
 export function activeMenuUrl(root: TMenuItem | null, pathname: string): string | null {
-  const matching = urlsOf(root).filter((url) => isPathActive(url, pathname));
-  return matching.sort((a, b) => b.length - a.length)[0] ?? null;
+  const matching = prefixesOf(root).filter(([prefix]) => isPathActive(prefix, pathname));
+  return matching.sort((a, b) => b[0].length - a[0].length)[0]?.[1] ?? null;
 }
 
 /** True when the subtree (collapse children included) holds the active url. */

@@ -37,3 +37,22 @@ export const targets = pgTable(
     index('targets_user_idx').on(t.userId, t.targetType, t.createdAt),
   ],
 );
+
+/** What happened to a target (added, verified, disabled, replaced…): its history on the targets screen. */
+export const targetEvents = pgTable(
+  'target_events',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    targetId: uuid('target_id')
+      .notNull()
+      .references(() => targets.id, { onDelete: 'cascade' }),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    /** One of TARGET_EVENT_KINDS (contracts). */
+    kind: text('kind').notNull(),
+    detail: text('detail'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('target_events_target_idx').on(t.targetId, t.createdAt)],
+);

@@ -39,6 +39,19 @@ export interface NormalisedTarget {
 
 export class TargetInputError extends Error {}
 
+/** Names the operator setting behind a refused address, so the message says how to allow it. */
+function scopeRefusal(what: string, reason: string, range: string, allowPrivate: boolean): TargetInputError {
+  if (reason === 'outside the allow-list')
+    return new TargetInputError(
+      `${what} cannot be scanned: it is outside the operator's allow-list (PERIMETER_SCAN_ALLOW).`,
+    );
+  const hint =
+    !allowPrivate && range !== 'multicast' && range !== 'broadcast' && range !== 'unspecified'
+      ? ' An operator can allow private targets with PERIMETER_ALLOW_PRIVATE_TARGETS=true (and limit them to a range with PERIMETER_SCAN_ALLOW).'
+      : '';
+  return new TargetInputError(`${what} cannot be scanned: ${reason}.${hint}`);
+}
+
 /**
  * Validates and normalises one target as the user typed it: domains to lower-case punycode with
  * their registrable domain, addresses to canonical form, networks to network address/prefix.
@@ -48,6 +61,7 @@ export function normaliseTarget(
   input: string,
   type: TTargetType | undefined,
   allowPrivate: boolean,
+  allow?: string[],
 ): NormalisedTarget {
   const raw = input.trim();
   if (raw.length === 0) throw new TargetInputError('The target is empty.');
@@ -58,11 +72,10 @@ export function normaliseTarget(
     if (err instanceof TargetError) throw new TargetInputError(`${err.message}.`);
     throw err;
   }
-  const policy = new ScopePolicy({ allowPrivate });
+  const policy = new ScopePolicy({ allowPrivate, ...(allow ? { allow } : {}) });
   if (parsed.type === 'peer') {
     const decision = policy.check(parsed.address);
-    if (!decision.allowed)
-      throw new TargetInputError(`${parsed.address} cannot be scanned: ${decision.reason}.`);
+    if (!decision.allowed) throw scopeRefusal(parsed.address, decision.reason, decision.range, allowPrivate);
     return {
       targetType: 'peer',
       value: parsed.address,
@@ -79,8 +92,7 @@ export function normaliseTarget(
         : lastIpv6(base as ipaddr.IPv6, bits);
     for (const address of [base.toString(), last]) {
       const decision = policy.check(address);
-      if (!decision.allowed)
-        throw new TargetInputError(`${parsed.cidr} cannot be scanned: ${decision.reason}.`);
+      if (!decision.allowed) throw scopeRefusal(parsed.cidr, decision.reason, decision.range, allowPrivate);
     }
     return {
       targetType: 'network',
@@ -93,7 +105,9 @@ export function normaliseTarget(
   const info = parseDomain(parsed.domain, { allowPrivateDomains: true });
   const tld = parsed.domain.split('.').at(-1) ?? '';
   if (!allowPrivate && (RESERVED_TLDS.has(tld) || !info.isIcann))
-    throw new TargetInputError(`${parsed.domain} is not a public domain name.`);
+    throw new TargetInputError(
+      `${parsed.domain} is not a public domain name. An operator can allow special-use names (such as a lab's .test zone) with PERIMETER_ALLOW_PRIVATE_TARGETS=true.`,
+    );
   if (info.isIp) throw new TargetInputError(`${raw} is an address: add it as a peer.`);
   return {
     targetType: 'domain',

@@ -1,6 +1,6 @@
 import { and, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.ts';
-import { scanSchedules, scans, scanTargets, targets, users } from '../../db/schema/index.ts';
+import { scanSchedules, scans, scanTargets, targetEvents, targets, users } from '../../db/schema/index.ts';
 
 export type TargetRow = typeof targets.$inferSelect;
 export type NewTargetRow = typeof targets.$inferInsert;
@@ -77,7 +77,6 @@ export async function getTargetsByIds(db: DbOrTx, userId: string, ids: string[])
     .where(and(eq(targets.userId, userId), inArray(targets.id, ids)));
 }
 
-/** Live domains and external addresses the user holds (plan limits). */
 /**
  * What a user's live targets use of the plan: domain targets (each counts as a domain), those of
  * them below their registrable domain (subdomain targets), external IPs.
@@ -118,13 +117,38 @@ export async function recordVerification(
   return row;
 }
 
-export async function setDisabled(db: DbOrTx, id: string): Promise<TargetRow | undefined> {
+/** Disables a target (it keeps its scans) or enables it again, unverified: the proof is checked anew. */
+export async function setDisabled(db: DbOrTx, id: string, disabled = true): Promise<TargetRow | undefined> {
   const [row] = await db
     .update(targets)
-    .set({ disabled: true, verified: false, verifiedAt: null, updatedAt: new Date() })
+    .set({ disabled, verified: false, verifiedAt: null, updatedAt: new Date() })
     .where(eq(targets.id, id))
     .returning();
   return row;
+}
+
+export type TargetEventRow = typeof targetEvents.$inferSelect;
+
+export async function insertTargetEvents(
+  db: DbOrTx,
+  rows: Omit<typeof targetEvents.$inferInsert, 'id'>[],
+): Promise<void> {
+  if (rows.length > 0) await db.insert(targetEvents).values(rows);
+}
+
+/** The history of one of the user's targets, newest first. */
+export async function listTargetEvents(
+  db: DbOrTx,
+  userId: string,
+  targetId: string,
+  limit = 50,
+): Promise<TargetEventRow[]> {
+  return db
+    .select()
+    .from(targetEvents)
+    .where(and(eq(targetEvents.userId, userId), eq(targetEvents.targetId, targetId)))
+    .orderBy(desc(targetEvents.createdAt), desc(targetEvents.id))
+    .limit(limit);
 }
 
 export interface TargetScanInfo {
@@ -203,4 +227,56 @@ export async function enabledSchedulesOf(
       ),
     )
     .orderBy(scanSchedules.createdAt, scanSchedules.id);
+}
+
+export interface TargetAssetsRow {
+  targetId: string;
+  scanId: string;
+  hosts: number;
+  subdomains: number;
+  ips: number;
+  ports: number[];
+  technologies: string[];
+}
+
+/** The scope summary of each target's latest done scan (a scan of several targets counts for each). */
+export async function latestScopeSummaries(
+  db: DbOrTx,
+  userId: string,
+  targetIds: string[],
+): Promise<TargetAssetsRow[]> {
+  if (targetIds.length === 0) return [];
+  const result = await db.execute<{
+    target_id: string;
+    scan_id: string;
+    hosts: number;
+    subdomains: number;
+    ips: number;
+    ports: number[];
+    technologies: string[];
+  }>(sql`
+    with latest as (
+      select distinct on (st.target_id) st.target_id, s.id as scan_id
+      from scan_targets st join scans s on s.id = st.scan_id
+      where s.user_id = ${userId} and s.status = 'done' and st.target_id = any(${sql.param(targetIds)}::uuid[])
+      order by st.target_id, s.finished_at desc nulls last, s.created_at desc
+    )
+    select l.target_id, l.scan_id,
+      (select count(*) from scan_scope x where x.scan_id = l.scan_id)::int as hosts,
+      (select count(*) from scan_scope x where x.scan_id = l.scan_id and x.kind = 'subdomain')::int as subdomains,
+      (select count(distinct ip) from scan_scope x, unnest(x.ip_addresses) ip where x.scan_id = l.scan_id)::int as ips,
+      (select coalesce(array_agg(distinct p order by p), '{}') from scan_scope x, unnest(x.opened_ports) p
+        where x.scan_id = l.scan_id) as ports,
+      (select coalesce(array_agg(distinct t->>'name' order by t->>'name'), '{}')
+        from scan_scope x, jsonb_array_elements(x.technologies) t where x.scan_id = l.scan_id) as technologies
+    from latest l`);
+  return result.rows.map((r) => ({
+    targetId: r.target_id,
+    scanId: r.scan_id,
+    hosts: r.hosts,
+    subdomains: r.subdomains,
+    ips: r.ips,
+    ports: r.ports,
+    technologies: r.technologies,
+  }));
 }

@@ -2,11 +2,13 @@ import {
   dataEnvelope,
   ZAddTargetsBody,
   ZAddTargetsResponse,
-  ZExtendedTarget,
   ZExtendedTargetsByType,
   ZGetInfoByIdQuery,
   ZGetTargetsQuery,
+  ZReplaceTargetBody,
+  ZReplaceTargetResponse,
   ZTarget,
+  ZTargetInfo,
   ZTargetRef,
   ZTargetsByType,
   ZVerificationResult,
@@ -72,7 +74,7 @@ export async function targetsRoutes(app: FastifyInstance, { ctx }: { ctx: AppCon
       operationId: 'getTargetInfoById',
       tags,
       querystring: ZGetInfoByIdQuery,
-      response: { 200: dataEnvelope(ZExtendedTarget) },
+      response: { 200: dataEnvelope(ZTargetInfo) },
     },
     handler: async (request) => ({
       data: await targets.getInfoById(ctx, currentUser(request).userId, request.query),
@@ -128,6 +130,32 @@ export async function targetsRoutes(app: FastifyInstance, { ctx }: { ctx: AppCon
     },
     handler: async (request) => ({
       data: await targets.disableTarget(ctx, currentUser(request).userId, request.body),
+    }),
+  });
+
+  r.post(`${BASE}/enable`, {
+    ...signedIn,
+    schema: {
+      operationId: 'enableTarget',
+      tags,
+      body: ZTargetRef,
+      response: { 200: dataEnvelope(ZTarget) },
+    },
+    handler: async (request) => ({
+      data: await targets.enableTarget(ctx, currentUser(request).userId, request.body),
+    }),
+  });
+
+  r.post(`${BASE}/replace`, {
+    ...signedIn,
+    schema: {
+      operationId: 'replaceTarget',
+      tags,
+      body: ZReplaceTargetBody,
+      response: { 200: dataEnvelope(ZReplaceTargetResponse) },
+    },
+    handler: async (request) => ({
+      data: await targets.replaceTarget(ctx, currentUser(request).userId, request.body),
     }),
   });
 }

@@ -7,10 +7,14 @@ import {
   List,
   ListItem,
   ListItemText,
+  Link as MuiLink,
+  Stack,
   Typography,
 } from '@mui/material';
 import { TARIFFS, type TPlanKey } from '@perimeter/contracts';
 import { useTranslation } from 'react-i18next';
+import { Link as RouterLink } from 'react-router';
+import { paths } from '../../../config/paths.ts';
 import { planText } from './plan-text.ts';
 
 /** Spec §2 "Congratulations": new plan name, features, host and subdomain limits, a recommendation, "Got it". */
@@ -46,6 +50,14 @@ export function CongratulationsModal({ plan, onClose }: { plan: TPlanKey | null;
         <Typography variant="body2" color="text.secondary">
           {t('billing.congrats.recommendation')}
         </Typography>
+        <Stack direction="row" spacing={2} sx={{ mt: 1, flexWrap: 'wrap' }}>
+          <MuiLink component={RouterLink} to={paths.targets} onClick={onClose}>
+            {t('targets.links.targets')}
+          </MuiLink>
+          <MuiLink component={RouterLink} to={paths.scheduleScan} onClick={onClose}>
+            {t('targets.links.schedules')}
+          </MuiLink>
+        </Stack>
       </DialogContent>
       <DialogActions>
         <Button variant="contained" onClick={onClose} autoFocus>

@@ -15,6 +15,8 @@ type TColumn = {
   main?: boolean;
   /** Dates and identifiers stay on one line. */
   nowrap?: boolean;
+  /** Long names (hosts) may break anywhere rather than widen the table. */
+  breakable?: boolean;
 };
 
 /** A cell renderer for one subclass; rows of another subclass (never sent for this tab) render nothing. */
@@ -49,6 +51,12 @@ function useColumns(subclass: TScanSubclass): TColumn[] {
     return [
       { id: 'tech', sort: 'tech', main: true, cell: of('exploit_db', (e) => e.tech) },
       { id: 'version', sort: 'version', cell: of('exploit_db', (e) => ltr(e.version || '—')) },
+      // The same technology on three hosts is three findings: the host tells them apart.
+      {
+        id: 'host',
+        cell: of('exploit_db', (e) => ltr(e.port === null ? e.host : `${e.host}:${e.port}`)),
+        breakable: true,
+      },
       {
         id: 'cve',
         sort: 'cve',
@@ -68,25 +76,21 @@ function useColumns(subclass: TScanSubclass): TColumn[] {
       {
         id: 'info_created_ts',
         sort: 'info_created_ts',
-        nowrap: true,
         cell: of('exploit_db', (e) => f.day(e.info_created_ts)),
       },
       {
         id: 'info_updated_ts',
         sort: 'info_updated_ts',
-        nowrap: true,
         cell: of('exploit_db', (e) => f.day(e.info_updated_ts)),
       },
       {
         id: 'last_update_ts',
         sort: 'last_update_ts',
-        nowrap: true,
         cell: of('exploit_db', (e) => f.date(e.last_update_ts)),
       },
       {
         id: 'last_check_ts',
         sort: 'last_check_ts',
-        nowrap: true,
         cell: of('exploit_db', (e) => f.date(e.last_check_ts)),
       },
       found,
@@ -146,7 +150,7 @@ export function EventsTable({
               <TableCell
                 key={c.id}
                 sortDirection={isActive ? state.order : false}
-                sx={{ whiteSpace: 'nowrap' }}
+                sx={{ whiteSpace: c.nowrap || subclass !== 'exploit_db' ? 'nowrap' : 'normal' }}
               >
                 <TableSortLabel
                   active={isActive}
@@ -175,9 +179,11 @@ export function EventsTable({
                 sx={
                   c.main
                     ? { minWidth: 160, overflowWrap: 'anywhere' }
-                    : c.nowrap
-                      ? { whiteSpace: 'nowrap' }
-                      : undefined
+                    : c.breakable
+                      ? { minWidth: 120, overflowWrap: 'anywhere' }
+                      : c.nowrap
+                        ? { whiteSpace: 'nowrap' }
+                        : undefined
                 }
               >
                 {c.main ? (

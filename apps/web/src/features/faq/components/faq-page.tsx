@@ -7,6 +7,7 @@ import {
   AccordionDetails,
   AccordionSummary,
   Box,
+  Button,
   IconButton,
   InputAdornment,
   Link as MuiLink,
@@ -16,8 +17,9 @@ import {
 } from '@mui/material';
 import { Fragment, useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { useLocation, useNavigate } from 'react-router';
+import { Link as RouterLink, useLocation, useNavigate } from 'react-router';
 import { PageTitle } from '../../../components/ui/page-title.tsx';
+import { paths } from '../../../config/paths.ts';
 import { anchorOf, FAQ_GROUPS, matchesQuery } from './faq-data.ts';
 
 /** Paragraphs split on blank lines, line breaks kept, `code` in backticks. */
@@ -170,6 +172,13 @@ export function FaqPage() {
                 </AccordionSummary>
                 <AccordionDetails>
                   <AnswerText text={item.a} />
+                  {item.key === 'scheduleHow' && (
+                    <Box sx={{ mb: 1 }}>
+                      <Button component={RouterLink} to={paths.scheduleScan} variant="outlined" size="small">
+                        {t('targets.links.faqSchedules')}
+                      </Button>
+                    </Box>
+                  )}
                   <MuiLink
                     href={`#${item.anchor}`}
                     variant="body2"

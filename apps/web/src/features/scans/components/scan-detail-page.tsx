@@ -17,6 +17,7 @@ import { Link, useParams } from 'react-router';
 import { PageTitle } from '../../../components/ui/page-title.tsx';
 import { paths } from '../../../config/paths.ts';
 import { apiErrorMessage } from '../../../lib/errors.ts';
+import { schedulePath } from '../../targets/hooks/use-target-actions.ts';
 import { useGetScanQuery } from '../api/get-scan.ts';
 import { useGetScanReportQuery } from '../api/get-scan-report.ts';
 import { ScanActions } from './scan-actions.tsx';
@@ -98,6 +99,11 @@ function ScanDetail({ scan }: { scan: TScan }) {
         </Box>
         <ScanActions scan={scan} size="medium">
           {scan.status !== 'created' && <ScanReportDownloads scanId={scan.id} />}
+          {scan.targets[0] && (
+            <Button component={Link} to={schedulePath(scan.targets[0])} variant="outlined">
+              {t('targets.links.scheduleScan')}
+            </Button>
+          )}
         </ScanActions>
       </Stack>
       <Grid container spacing={3}>

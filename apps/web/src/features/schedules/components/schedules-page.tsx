@@ -29,7 +29,7 @@ import { TARGET_TYPES, type TScanSchedule, type TTargetsByType } from '@perimete
 import type { TFunction } from 'i18next';
 import { type ReactNode, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Link } from 'react-router';
+import { Link, useSearchParams } from 'react-router';
 import { useNotify } from '../../../components/feedback/snackbar.tsx';
 import { PageTitle } from '../../../components/ui/page-title.tsx';
 import { paths } from '../../../config/paths.ts';
@@ -240,7 +240,18 @@ export function SchedulesPage() {
   const [editError, setEditError] = useState<string | null>(null);
   const [deleting, setDeleting] = useState<TScanSchedule | null>(null);
   const targetNames = useTargetNames(targets.data);
-  const initial = useMemo(() => defaultFormValues(tz), [tz]);
+  // The targets screen links here with one target chosen (?target_type=…&user_target_id=…).
+  const [params] = useSearchParams();
+  const chosenType = params.get('target_type');
+  const chosenId = params.get('user_target_id');
+  const initial = useMemo(() => {
+    const values = defaultFormValues(tz);
+    const type = TARGET_TYPES.find((x) => x === chosenType);
+    const isOwned = !!type && !!targets.data?.[type].some((x) => x.user_target_id === chosenId);
+    return type && chosenId && isOwned
+      ? { ...values, targets: [{ target_type: type, user_target_id: chosenId }] }
+      : values;
+  }, [tz, chosenType, chosenId, targets.data]);
 
   const owned = targets.data;
   const hasTargets = owned !== undefined && TARGET_TYPES.some((type) => owned[type].length > 0);

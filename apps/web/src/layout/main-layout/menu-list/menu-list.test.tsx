@@ -19,10 +19,21 @@ const bad = (item: Omit<TMenuItem, 'type'> & { type: string }) => item as unknow
 describe('menu renderer', () => {
   it('renders the main navigation of the spec and highlights the current path', () => {
     renderMenu([DASHBOARD_MENU], '/analytics');
-    for (const name of ['Home', 'New scan', 'Reports', 'Analytics', 'Account']) {
+    for (const name of [
+      'Home',
+      'New scan',
+      'Reports',
+      'Analytics',
+      'Targets',
+      'Scheduled scans',
+      'Account',
+    ]) {
       expect(screen.getByRole('link', { name })).toBeInTheDocument();
     }
-    expect(screen.getByRole('button', { name: 'Events' })).toBeInTheDocument();
+    // One entry for the events page: its three tabs live on the page (spec §2).
+    expect(screen.getByRole('link', { name: 'Events' })).toHaveAttribute('href', '/events/vulnerabilities');
+    expect(screen.getByRole('link', { name: 'Targets' })).toHaveAttribute('href', '/targets');
+    expect(screen.getByRole('link', { name: 'Scheduled scans' })).toHaveAttribute('href', '/schedule-scan');
     expect(screen.getByRole('link', { name: 'Analytics' })).toHaveAttribute('aria-current', 'page');
     expect(screen.getByRole('link', { name: 'Home' })).not.toHaveAttribute('aria-current');
     expect(screen.getByRole('link', { name: 'Account' })).toHaveAttribute('href', '/account/account-details');
@@ -34,8 +45,36 @@ describe('menu renderer', () => {
     expect(screen.getByRole('link', { name: 'New scan' })).not.toHaveAttribute('aria-current');
   });
 
+  it('highlights Events on every tab of the events page', () => {
+    for (const path of ['/events/cve', '/events/leaks/7', '/events/vulnerabilities']) {
+      const { unmount } = renderMenu([DASHBOARD_MENU], path);
+      expect(screen.getByRole('link', { name: 'Events' })).toHaveAttribute('aria-current', 'page');
+      unmount();
+    }
+  });
+
   it('opens the collapse that holds the current path', () => {
-    renderMenu([DASHBOARD_MENU], '/events/cve');
+    renderMenu(
+      [
+        {
+          id: 'g',
+          title: 'Group',
+          type: 'group',
+          children: [
+            {
+              id: 'events',
+              title: 'menu.events',
+              type: 'collapse',
+              children: [
+                { id: 'v', title: 'menu.vulnerabilities', type: 'item', url: '/events/vulnerabilities' },
+                { id: 'c', title: 'menu.cve', type: 'item', url: '/events/cve' },
+              ],
+            },
+          ],
+        },
+      ],
+      '/events/cve',
+    );
     expect(screen.getByRole('button', { name: 'Events' })).toHaveAttribute('aria-expanded', 'true');
     expect(screen.getByRole('link', { name: 'Known exploits (CVE)' })).toHaveAttribute(
       'aria-current',
@@ -115,7 +154,7 @@ describe('menu renderer', () => {
     const entries = DASHBOARD_MENU.children ?? [];
     const { visible, more } = splitForMoreItems(entries, 4);
     expect(visible.map((e) => e.id)).toEqual(['home', 'new-scan', 'reports', 'events']);
-    expect(more.map((e) => e.id)).toEqual(['analytics', 'account']);
+    expect(more.map((e) => e.id)).toEqual(['analytics', 'targets', 'scheduled-scans', 'account']);
     expect(splitForMoreItems(entries, 10).more).toEqual([]);
   });
 
