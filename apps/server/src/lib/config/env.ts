@@ -1,3 +1,4 @@
+import cronParser from 'cron-parser';
 import { z } from 'zod';
 
 const bool = z
@@ -71,7 +72,17 @@ export const ZEnv = z.object({
    */
   INTEL_SYNC: bool.optional(),
   /** pg-boss cron (UTC) of the scheduled sync of every enabled source. */
-  INTEL_SYNC_CRON: z.string().default('17 */6 * * *'),
+  INTEL_SYNC_CRON: z
+    .string()
+    .refine((v) => {
+      try {
+        cronParser.parseExpression(v);
+        return true;
+      } catch {
+        return false;
+      }
+    }, 'must be a cron expression')
+    .default('17 */6 * * *'),
   /** Enabled sources, comma-separated (nvd,kev,epss,retire), or `none`. */
   INTEL_SOURCES: z
     .string()
