@@ -207,7 +207,9 @@ async function syncNvd(run: Run): Promise<{ changed: boolean; detail: string }> 
       refusal: (status) => nvdRefusal(status, Boolean(apiKey)),
     });
     const what = `NVD page at startIndex ${startIndex}`;
-    const doc = ZNvdPage.safeParse(parseJson(run, res.body, what));
+    const raw = parseJson(run, res.body, what);
+    // Validated for paging; the records are read from the raw page (zod strips what it does not name).
+    const doc = ZNvdPage.safeParse(raw);
     if (!doc.success) {
       const issue = doc.error.issues[0];
       throw new IntelSyncError(
@@ -215,7 +217,7 @@ async function syncNvd(run: Run): Promise<{ changed: boolean; detail: string }> 
         `${what} is malformed (${issue?.path.join('.') || 'root'}: ${issue?.message}); nothing of it was stored, the previous data is kept`,
       );
     }
-    const records = importNvd20(doc.data);
+    const records = importNvd20(raw);
     if (records.length !== doc.data.vulnerabilities.length)
       throw new IntelSyncError(
         run.source,
