@@ -8,6 +8,8 @@ import { ConfigError, loadConfig } from './lib/config/index.ts';
 import { AppError } from './lib/errors.ts';
 import { createLogger } from './lib/logger.ts';
 import { assignPlan } from './modules/billing/billing-service.ts';
+import { nextCronRun } from './modules/intel/intel-jobs.ts';
+import { intelCommand } from './modules/intel/intel-service.ts';
 import { listRecentMail } from './modules/mail/mail-repo.ts';
 import { cveCommand, leaksCommand } from './modules/scans/scans-intel-service.ts';
 import { openRuntime, type Runtime } from './server/runtime.ts';
@@ -21,6 +23,9 @@ const USAGE = `Usage: npm run cli -- <command>
   plans assign <email> <plan>           set a user's plan (trial_scan, try_it, starter, business, enterprise)
   cve import <file|dir|url>...          load NVD 1.1/2.0 or retire.js feeds (JSON or .gz) into the CVE database
   cve status                            print how many CVE records are loaded
+  intel sync [--source nvd|kev|epss|retire]   sync vulnerability intelligence now (shows progress)
+  intel status                          per source: records, last success, last error, next run; leak providers
+  intel export <file>                   write the CVE database, KEV and EPSS to one file \`cve import\` loads
   leaks import <file> [--source NAME]   load leaked credentials (JSON, CSV with an email column, or email:password lines)
   leaks status                          print how many leak records are loaded
 `;
@@ -29,6 +34,7 @@ type Command = (runtime: Runtime, args: string[]) => Promise<void>;
 
 const commands: Record<string, Command> = {
   cve: (runtime, args) => cveCommand(runtime.ctx, args),
+  intel: (runtime, args) => intelCommand(runtime.ctx, args, (cron) => nextCronRun(cron)),
   leaks: (runtime, args) => leaksCommand(runtime.ctx, args),
   async maintenance(runtime, args) {
     const { positionals, values } = parseArgs({

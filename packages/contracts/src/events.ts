@@ -16,6 +16,7 @@ export const EVENT_SORT_KEYS = {
     'cve',
     'add_ts',
     'severity',
+    'epss_score',
   ],
   leakcheck: ['email', 'password', 'leak_date', 'main_domain', 'add_ts'],
 } as const;
@@ -63,6 +64,8 @@ export const ZExploitDbEventsBody = z.strictObject({
   sort_key: z.enum(EVENT_SORT_KEYS.exploit_db).optional(),
   /** with: technologies with a known vulnerability; without: those with none. */
   vulnerabilities_existence: z.enum(['with', 'without']).optional(),
+  /** true: only CVEs in CISA's Known Exploited Vulnerabilities catalogue. */
+  known_exploited: z.boolean().optional(),
 });
 export const ZLeakcheckEventsBody = z.strictObject({
   ...common,
@@ -125,6 +128,24 @@ export const ZExploitScannerEvent = z.object({
   /** How to reproduce: a curl command and the evidence (secrets masked). */
   evidence: z.object({ request: z.string(), response: z.string(), curl: z.string() }).nullable(),
 });
+/** CISA KEV, FIRST EPSS and how far the version match can be trusted (docs/vulnerability-intel.md). */
+export const ZCveIntel = z.object({
+  /** Listed in CISA's Known Exploited Vulnerabilities catalogue. */
+  kev: z.boolean(),
+  kev_date_added: z.string().nullable(),
+  kev_due_date: z.string().nullable(),
+  kev_ransomware: z.boolean(),
+  /** Probability of exploitation in the next 30 days (0–1) and its percentile (0–1). */
+  epss_score: z.number().nullable(),
+  epss_percentile: z.number().nullable(),
+  /** high: the software's own files; medium/low: a banner version only (low: a distribution build). */
+  match_confidence: z.enum(['high', 'medium', 'low']).nullable(),
+  /** Why the fix may be backported (the distribution package revision when the banner names it). */
+  backport_note: z.string().nullable(),
+  package_revision: z.string().nullable(),
+});
+export type TCveIntel = z.infer<typeof ZCveIntel>;
+
 export const ZExploitDbEvent = z.object({
   ...lifecycle,
   scan_subclass: z.literal('exploit_db'),
@@ -152,6 +173,7 @@ export const ZExploitDbEvent = z.object({
   source_repository: z.string().nullable(),
   cwe: z.array(z.string()),
   references: z.array(z.string()),
+  ...ZCveIntel.shape,
 });
 export const ZLeakcheckEvent = z.object({
   ...lifecycle,

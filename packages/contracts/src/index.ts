@@ -3,6 +3,7 @@ export * from './billing.ts';
 export * from './common.ts';
 export * from './dashboard.ts';
 export * from './events.ts';
+export * from './intel.ts';
 export * from './menu.ts';
 export * from './notifications.ts';
 export * from './plans.ts';

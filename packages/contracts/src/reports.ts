@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { LANGUAGES } from './auth.ts';
+import { ZCveIntel } from './events.ts';
 import { ZScanId, ZScanSubclass } from './scans.ts';
 import { ZSeverity, ZSeverityCounts } from './targets.ts';
 
@@ -49,6 +50,14 @@ export const ZReportFinding = z.object({
 });
 export type TReportFinding = z.infer<typeof ZReportFinding>;
 
+export const REPORT_NOTICES = [
+  'leak_check_not_configured',
+  'cve_database_empty',
+  'cve_database_stale',
+] as const;
+export const ZReportNotice = z.enum(REPORT_NOTICES);
+export type TReportNotice = z.infer<typeof ZReportNotice>;
+
 export const ZReportCve = z.object({
   cve: z.string(),
   severity: ZSeverity,
@@ -64,6 +73,7 @@ export const ZReportCve = z.object({
   downloads_per_month: z.number().nullable(),
   source_repository: z.string().nullable(),
   description: z.string().nullable(),
+  ...ZCveIntel.shape,
 });
 
 export const ZReportLeak = z.object({
@@ -102,6 +112,8 @@ export const ZReport = z.object({
     total: z.number().int(),
     by_subclass: z.record(z.string(), z.number().int()),
     hosts: z.number().int(),
+    /** What the counts cannot show: a leak check with no source, an empty or stale CVE database. */
+    notices: z.array(ZReportNotice).optional(),
   }),
   changes: z.object({
     previous_scan_id: z.string().nullable(),

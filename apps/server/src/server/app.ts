@@ -15,6 +15,7 @@ import { authRoutes } from '../modules/auth/auth-routes.ts';
 import { billingRoutes } from '../modules/billing/billing-routes.ts';
 import { dashboardRoutes } from '../modules/dashboard/dashboard-routes.ts';
 import { eventsRoutes } from '../modules/events/events-routes.ts';
+import { intelRoutes } from '../modules/intel/intel-routes.ts';
 import { notificationsRoutes } from '../modules/notifications/notifications-routes.ts';
 import { reportsRoutes } from '../modules/reports/reports-routes.ts';
 import { scansRoutes } from '../modules/scans/scans-routes.ts';
@@ -108,6 +109,7 @@ export async function buildApp({ ctx, maintenance, queue = false }: AppOptions):
       await api.register(notificationsRoutes, { ctx });
       await api.register(dashboardRoutes, { ctx });
       await api.register(billingRoutes, { ctx });
+      await api.register(intelRoutes, { ctx });
     },
     { prefix: '/api' },
   );

@@ -1,6 +1,8 @@
 import { ConfigError, loadConfig } from '../lib/config/index.ts';
 import { createLogger, type Logger } from '../lib/logger.ts';
 import { startQueue } from '../lib/queue.ts';
+import { registerIntelJobs } from '../modules/intel/intel-jobs.ts';
+import { logDatabaseNotice } from '../modules/intel/intel-service.ts';
 import { registerNotificationWorkers } from '../modules/notifications/notifications-jobs.ts';
 import { registerScanWorkers } from '../modules/scans/scans-jobs.ts';
 import { startSchedules } from '../modules/schedules/schedules-worker.ts';
@@ -59,8 +61,12 @@ export async function runProcess(roles: Roles): Promise<void> {
       });
       stops.unshift(() => health.close());
     }
+    await registerIntelJobs(runtime.ctx, boss);
     logger.info('worker role ready');
   }
+
+  // An empty or stale CVE database looks like "no vulnerabilities": say so, and how to fix it.
+  await logDatabaseNotice(runtime.ctx).catch((err) => logger.error({ err }, 'CVE database check failed'));
 
   let stopping = false;
   const shutdown = async (signal: string) => {

@@ -51,6 +51,12 @@ export {
 } from '../templates/template-stage.js';
 export { runTemplatesCommand } from '../templates/templates-cli.js';
 export {
+  type MatchConfidence,
+  type MatchHonesty,
+  matchHonesty,
+  packageRevision,
+} from '../vulndb/backport.js';
+export {
   createCveStage,
   type DetectedTechnology as CveDetectedTechnology,
   runCveStage,
@@ -59,6 +65,7 @@ export { JsLibraryDetector } from '../vulndb/js-library-detect.js';
 export { type NpmPackageInfo, NpmRegistry } from '../vulndb/npm-registry.js';
 export { compareVersions, satisfiesConstraint } from '../vulndb/version-compare.js';
 export {
+  detectFeedFormat,
   importFeed,
   importFeedFile,
   importFeedUrl,

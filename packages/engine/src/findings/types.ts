@@ -94,6 +94,12 @@ export interface CveFinding {
   downloadsPerMonth?: number;
   sourceRepository?: string;
   references: string[];
+  /** How far the match can be trusted: `high` (the software's own files), `medium`/`low` (a banner version only). */
+  matchConfidence?: 'high' | 'medium' | 'low';
+  /** Why the fix may be backported (distribution builds keep the upstream version). */
+  backportNote?: string;
+  /** Distribution package revision the banner names (`2+deb12u3`). */
+  packageRevision?: string;
 }
 
 /** leakcheck: one e-mail address seen in one leak. */

@@ -22,6 +22,17 @@ export function endpointInput(e: HttpEndpoint): FingerprintInput {
   return input;
 }
 
+/** The Server or X-Powered-By header the version was read from: the match rests on that banner. */
+function versionHeader(e: HttpEndpoint, version: string): string | undefined {
+  const h = e.result.final.headers;
+  for (const name of ['server', 'x-powered-by']) {
+    const v = h[name];
+    const text = Array.isArray(v) ? v.join(', ') : v;
+    if (text?.includes(version)) return text.slice(0, 200);
+  }
+  return undefined;
+}
+
 function toAsset(
   d: DetectedTechnology,
   target: string,
@@ -58,6 +69,8 @@ export function fingerprintStage(): Stage {
         const target = `${e.host}:${e.port}`;
         for (const d of ctx.fingerprints.analyze(endpointInput(e))) {
           const asset = toAsset(d, target, e.host, e.port, 'http');
+          const banner = d.version ? versionHeader(e, d.version) : undefined;
+          if (banner) asset.banner = banner;
           if (ctx.inventory.addTechnology(asset)) yield { type: 'asset', asset };
         }
         for (const email of extractEmails(e.result.final.body)) {

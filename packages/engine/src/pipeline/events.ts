@@ -66,6 +66,8 @@ export interface TechnologyAsset {
   host: string;
   port?: number;
   source: 'http' | 'banner' | 'dns';
+  /** The text the version was read from (a service greeting, a Server header), when it was a banner. */
+  banner?: string;
 }
 
 export interface EmailAsset {

@@ -42,6 +42,7 @@ function bannerTechnology(info: ServiceInfo): TechnologyAsset | null {
   };
   if (info.version) t.version = info.version;
   if (info.cpe) t.cpe = info.cpe;
+  if (info.version && info.banner) t.banner = info.banner.split(/\r?\n/)[0]?.trim().slice(0, 200) ?? '';
   return t;
 }
 

@@ -121,7 +121,13 @@ export function ruleMatchesVersion(rule: CpeMatchRule, version: string): boolean
   const bounded = update !== '' && isAnyUpdate(ruleUpdate) ? base : v;
   if (rule.versionStartIncluding && compareVersions(v, rule.versionStartIncluding) < 0) return false;
   if (rule.versionStartExcluding && compareVersions(bounded, rule.versionStartExcluding) <= 0) return false;
-  if (rule.versionEndIncluding && compareVersions(bounded, rule.versionEndIncluding) > 0) return false;
+  // …and the bound itself is always included (`≤ 1.3.0_rc1` covers 1.3.0_rc1).
+  if (
+    rule.versionEndIncluding &&
+    compareVersions(bounded, rule.versionEndIncluding) > 0 &&
+    compareVersions(v, rule.versionEndIncluding) !== 0
+  )
+    return false;
   if (rule.versionEndExcluding && compareVersions(v, rule.versionEndExcluding) >= 0) return false;
   return true;
 }

@@ -54,17 +54,26 @@ export class MemoryVulnStore implements VulnStore {
   async add(records: Iterable<VulnRecord>): Promise<void> {
     for (const r of records) {
       const existing = this.byId.get(r.id);
-      if (existing && existing.source === r.source && existing.lastModified !== r.lastModified) {
-        // NVD: the newer copy of a record wins.
+      if (
+        existing &&
+        existing.source === r.source &&
+        (r.source === 'nvd' || existing.lastModified !== r.lastModified)
+      ) {
+        // NVD: the newer (or the same) copy of a record replaces it — a sync fetches records again.
         if ((existing.lastModified ?? '') > (r.lastModified ?? '')) continue;
         this.index(r);
         continue;
       }
       if (existing) {
-        // The same CVE from NVD and retire.js, or several retire.js ranges: keep every rule set.
+        // The same CVE from NVD and retire.js, or several retire.js ranges: keep every rule set
+        // once (importing the same feed again changes nothing).
+        const known = new Set(existing.configurations.map((c) => JSON.stringify(c)));
         const merged: VulnRecord = {
           ...existing,
-          configurations: [...existing.configurations, ...r.configurations],
+          configurations: [
+            ...existing.configurations,
+            ...r.configurations.filter((c) => !known.has(JSON.stringify(c))),
+          ],
           references: [...new Set([...existing.references, ...r.references])],
         };
         this.index(merged);

@@ -57,4 +57,6 @@ export interface DetectedProduct {
   /** JavaScript library name as retire.js and npm know it (`jquery`). */
   jsLibrary?: string;
   website?: string;
+  /** The banner the version was read from (`Apache/2.4.62 (Debian)`): the match then rests on it alone. */
+  banner?: string;
 }

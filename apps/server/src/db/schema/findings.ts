@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import {
   boolean,
   index,
@@ -90,6 +91,13 @@ export const findingsExploitDb = pgTable(
     infoUpdatedTs: ts('info_updated_ts'),
     lastUpdateTs: ts('last_update_ts').notNull().defaultNow(),
     lastCheckTs: ts('last_check_ts').notNull().defaultNow(),
+    /** CISA KEV and FIRST EPSS of the CVE, refreshed at each sync (modules/intel). */
+    kev: boolean('kev').notNull().default(false),
+    kevDateAdded: text('kev_date_added'),
+    kevDueDate: text('kev_due_date'),
+    kevRansomware: boolean('kev_ransomware').notNull().default(false),
+    epssScore: real('epss_score'),
+    epssPercentile: real('epss_percentile'),
   },
   (t) => [
     uniqueIndex('fdb_target_fp_key').on(t.targetId, t.fingerprint),
@@ -104,6 +112,9 @@ export const findingsExploitDb = pgTable(
     index('fdb_user_add_ts_idx').on(t.userId, t.addTs, t.id),
     index('fdb_user_severity_idx').on(t.userId, t.severityOrdering, t.id),
     index('fdb_user_main_domain_sev_idx').on(t.userId, t.mainDomain, t.severityOrdering, t.id),
+    index('fdb_user_epss_idx').on(t.userId, t.epssScore, t.id),
+    index('fdb_user_kev_idx').on(t.userId, t.id).where(sql`${t.kev}`),
+    index('fdb_cve_idx').on(t.cve),
   ],
 );
 

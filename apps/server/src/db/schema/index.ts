@@ -3,6 +3,7 @@
 export * from './billing.ts';
 export * from './findings.ts';
 export * from './identity.ts';
+export * from './intel.ts';
 export * from './notifications.ts';
 export * from './reports.ts';
 export * from './scans.ts';

@@ -1,3 +1,4 @@
+import cronParser from 'cron-parser';
 import { z } from 'zod';
 
 const bool = z
@@ -67,6 +68,49 @@ export const ZEnv = z.object({
   SCAN_HEARTBEAT_TIMEOUT_SECONDS: z.coerce.number().int().min(3).max(86_400).default(15),
   /** Port of the worker role's own health endpoints (`/live`, `/ready`) when it runs without the API; off when unset. */
   WORKER_HEALTH_PORT: z.coerce.number().int().min(1).max(65_535).optional(),
+  /**
+   * Vulnerability intelligence (modules/intel, docs/vulnerability-intel.md). Scheduled syncs run on
+   * the worker unless INTEL_SYNC=false; under NODE_ENV=test they are off unless INTEL_SYNC=true.
+   */
+  INTEL_SYNC: bool.optional(),
+  /** pg-boss cron (UTC) of the scheduled sync of every enabled source. */
+  INTEL_SYNC_CRON: z
+    .string()
+    .refine((v) => {
+      try {
+        cronParser.parseExpression(v);
+        return true;
+      } catch {
+        return false;
+      }
+    }, 'must be a cron expression')
+    .default('17 */6 * * *'),
+  /** Enabled sources, comma-separated (nvd,kev,epss,retire), or `none`. */
+  INTEL_SOURCES: z
+    .string()
+    .regex(
+      /^\s*(none|(nvd|kev|epss|retire)(\s*,\s*(nvd|kev|epss|retire))*)\s*$/,
+      'must be a list of nvd,kev,epss,retire or none',
+    )
+    .default('nvd,kev,epss,retire'),
+  INTEL_NVD_URL: optionalUrl(/^https?:$/).default('https://services.nvd.nist.gov/rest/json/cves/2.0'),
+  INTEL_KEV_URL: optionalUrl(/^https?:$/).default(
+    'https://www.cisa.gov/sites/default/files/feeds/known_exploited_vulnerabilities.json',
+  ),
+  INTEL_EPSS_URL: optionalUrl(/^https?:$/).default('https://epss.cyentia.com/epss_scores-current.csv.gz'),
+  INTEL_RETIRE_URL: optionalUrl(/^https?:$/).default(
+    'https://raw.githubusercontent.com/RetireJS/retire.js/master/repository/jsrepository.json',
+  ),
+  /** NVD API key: 50 requests per rolling 30 s instead of 5. */
+  NVD_API_KEY: z.string().optional(),
+  /** Overrides the NVD request budget per rolling 30 s (a local mirror has none to respect). */
+  INTEL_NVD_REQUESTS_PER_30S: z.coerce.number().int().min(1).max(100_000).optional(),
+  /** The CVE database counts as stale when its newest successful sync is older than this. */
+  INTEL_STALE_DAYS: z.coerce.number().int().min(1).max(3650).default(7),
+  /** Leak providers queried by the leakcheck stage besides the local index (docs/finding-families.md). */
+  HIBP_API_KEY: z.string().optional(),
+  LEAKCHECK_API_KEY: z.string().optional(),
+  DEHASHED_API_KEY: z.string().optional(),
   /** Billing (modules/billing, docs/billing.md): currency of prices; Stripe when STRIPE_SECRET_KEY is set, else the local provider. */
   BILLING_CURRENCY: z.enum(['usd', 'aed']).default('usd'),
   STRIPE_SECRET_KEY: z.string().optional(),

@@ -3,10 +3,19 @@ import type { DbOrTx } from '../../db/client.ts';
 import { scans, scanTargets, targets, users } from '../../db/schema/index.ts';
 
 /** Open = not fixed and not marked resolved. The three finding tables as one relation. */
+/**
+ * A CVE's weight in the risk score (docs/risk-score.md): known exploited (CISA KEV) counts as
+ * critical; an EPSS of 0.5 or more counts at least as high.
+ */
+const effectiveCveSeverity = sql.raw(`case
+    when kev then 'critical'
+    when epss_score >= 0.5 and severity in ('medium', 'low', 'unknown', 'info', 'informational') then 'high'
+    else severity end as severity`);
+
 const openFindings = (userId: string) => sql`(
   select target_id, host, severity from findings_exploit_scanner where user_id = ${userId} and status <> 'fixed' and not resolved
   union all
-  select target_id, host, severity from findings_exploit_db where user_id = ${userId} and status <> 'fixed' and not resolved
+  select target_id, host, ${effectiveCveSeverity} from findings_exploit_db where user_id = ${userId} and status <> 'fixed' and not resolved
   union all
   select target_id, main_domain as host, severity from findings_leakcheck where user_id = ${userId} and status <> 'fixed' and not resolved
 ) f`;

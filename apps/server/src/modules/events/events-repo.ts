@@ -42,6 +42,7 @@ const SORT_COLUMNS = {
     cve: findingsExploitDb.cve,
     add_ts: findingsExploitDb.addTs,
     severity: findingsExploitDb.severityOrdering,
+    epss_score: findingsExploitDb.epssScore,
   },
   leakcheck: {
     email: findingsLeakcheck.email,
@@ -122,6 +123,8 @@ export async function listFindings(
   // listTechnologiesWithoutCve (detected technologies that matched none).
   if (body.scan_subclass === 'exploit_db' && body.vulnerabilities_existence === 'with')
     conditions.push(sql`${findingsExploitDb.cve} <> ''`);
+  if (body.scan_subclass === 'exploit_db' && body.known_exploited === true)
+    conditions.push(sql`${findingsExploitDb.kev}`);
   if (body.scan_subclass === 'leakcheck') {
     if (body.subdomain_filter_opt)
       conditions.push(
@@ -155,6 +158,9 @@ export async function listFindings(
   // index serves the page directly, forwards or backwards, without sorting the user's findings.
   const order =
     direction === 'asc' ? [asc(sortColumn ?? t.addTs), asc(t.id)] : [desc(sortColumn ?? t.addTs), desc(t.id)];
+  // CVEs without an EPSS score go last whichever way EPSS is sorted.
+  if (body.sort_key === 'epss_score')
+    order[0] = direction === 'asc' ? sql`${sortColumn} asc nulls last` : sql`${sortColumn} desc nulls last`;
   // Only the owner filter: a one-scan total is counted on finding_sightings alone (index-only on
   // (scan_id, subclass)) rather than by probing the sightings for every finding of the user.
   const unfiltered = conditions.length === 1;

@@ -8,6 +8,7 @@ import {
 } from '@perimeter/contracts';
 import { notFound } from '../../lib/errors.ts';
 import type { AppContext } from '../../server/context.ts';
+import { cveIntelOf, NO_CVE_INTEL } from '../intel/intel-fns.ts';
 import { getScan } from '../scans/scans-repo.ts';
 import * as repo from './events-repo.ts';
 
@@ -86,6 +87,7 @@ export function toEvent(row: repo.FindingRow): TEvent {
       source_repository: str(d.sourceRepository),
       cwe: strings(d.cwe),
       references: strings(d.references),
+      ...cveIntelOf(row),
     };
   }
   return {
@@ -138,6 +140,7 @@ function technologyEvent(row: repo.TechnologyRow): TEvent {
     source_repository: null,
     cwe: [],
     references: [],
+    ...NO_CVE_INTEL,
   };
 }
 

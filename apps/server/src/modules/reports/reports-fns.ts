@@ -1,5 +1,13 @@
-import type { TLanguage, TReport, TReportFinding, TReportOptions, TSeverity } from '@perimeter/contracts';
-import { SEVERITIES } from '@perimeter/contracts';
+import type {
+  TLanguage,
+  TReport,
+  TReportFinding,
+  TReportNotice,
+  TReportOptions,
+  TSeverity,
+} from '@perimeter/contracts';
+import { REPORT_NOTICES, SEVERITIES } from '@perimeter/contracts';
+import { cveIntelOf, fixFirstOrder } from '../intel/intel-fns.ts';
 import type { EdRow, EsRow, LcRow, ScanRow, ScopeRow, Seen, TargetRow } from './reports-repo.ts';
 import { REPORT_TEXTS, type ReportTexts } from './reports-texts.ts';
 
@@ -32,6 +40,12 @@ const str = (v: unknown): string | null => (typeof v === 'string' && v.length > 
 const strs = (v: unknown): string[] =>
   Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+
+/** The notices the scan recorded when it ran (scans-jobs: leak check not configured, CVE database empty/stale). */
+function noticesOf(summary: Record<string, unknown> | null): TReportNotice[] {
+  const list = Array.isArray(summary?.notices) ? summary.notices : [];
+  return list.filter((n): n is TReportNotice => (REPORT_NOTICES as readonly unknown[]).includes(n));
+}
 
 export interface ReportInput {
   scan: ScanRow;
@@ -174,9 +188,10 @@ export function buildReport(input: ReportInput): TReport {
     .filter((f) => wantSub(f.scan_subclass) && (!options.severity || options.severity.includes(f.severity)))
     .sort(bySeverity);
 
+  // What to fix first: known exploited, then likely to be exploited (EPSS), then severity.
   const cves = seenEd
     .filter((x) => keep(x.f))
-    .sort((a, b) => bySeverity(a.f, b.f))
+    .sort((a, b) => fixFirstOrder(a.row, b.row))
     .map(({ row: r }) => {
       const d = r.detail as Detail;
       return {
@@ -194,6 +209,7 @@ export function buildReport(input: ReportInput): TReport {
         downloads_per_month: num(d.downloadsPerMonth),
         source_repository: str(d.sourceRepository),
         description: str(d.description),
+        ...cveIntelOf(r),
       };
     });
   const leaks = seenLc
@@ -234,6 +250,7 @@ export function buildReport(input: ReportInput): TReport {
       total: findings.length,
       by_subclass: bySubclass,
       hosts: input.scope.length,
+      notices: noticesOf(s.summary),
     },
     changes: {
       previous_scan_id: input.previousScanId,

@@ -209,6 +209,9 @@ export function reportDocDefinition(report: TReport): TDocumentDefinitions {
     ...restrictedBox(report, t),
     { text: t.totalFindings(report.summary.total), fontSize: 12, bold: true },
     { text: t.hosts(report.summary.hosts), fontSize: 10, margin: [0, 2, 0, 0] },
+    ...(report.summary.notices ?? []).map(
+      (n): Content => ({ text: t.notices[n], fontSize: 10, color: '#e65100', margin: [0, 4, 0, 0] }),
+    ),
     severityChart(report, t),
   ];
 
@@ -274,9 +277,15 @@ export function reportDocDefinition(report: TReport): TDocumentDefinitions {
   }
 
   const cveRows = report.cves.map((c) => [
-    c.cve,
+    [
+      c.cve,
+      c.kev ? t.kev(c.kev_ransomware, c.kev_due_date) : null,
+      c.epss_score === null ? null : t.epss(c.epss_score, c.epss_percentile),
+    ]
+      .filter(Boolean)
+      .join('\n'),
     `${t.severity[c.severity]}${c.cvss_score === null ? '' : ` (${c.cvss_score})`}`,
-    `${c.tech} ${c.version}`,
+    `${c.tech} ${c.version}${c.match_confidence && c.match_confidence !== 'high' ? `\n${t.confidence[c.match_confidence]}` : ''}`,
     c.port ? `${c.host}:${c.port}` : c.host,
     [c.version_start, c.version_end].filter(Boolean).join(' – ') || '—',
     c.latest_version ?? '—',
@@ -284,6 +293,7 @@ export function reportDocDefinition(report: TReport): TDocumentDefinitions {
       c.homepage,
       c.source_repository,
       c.downloads_per_month === null ? null : `${t.downloadsPerMonth}: ${c.downloads_per_month}`,
+      c.backport_note,
     ]
       .filter(Boolean)
       .join('\n') || '—',

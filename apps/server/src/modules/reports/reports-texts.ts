@@ -1,4 +1,4 @@
-import type { TLanguage, TSeverity } from '@perimeter/contracts';
+import type { TLanguage, TReportNotice, TSeverity } from '@perimeter/contracts';
 
 export interface ReportTexts {
   title: string;
@@ -56,6 +56,11 @@ export interface ReportTexts {
   footer: string;
   none: string;
   cveName: (cve: string, tech: string, version: string) => string;
+  /** CISA KEV line of a CVE (known exploited; ransomware use; CISA's due date). */
+  kev: (ransomware: boolean, due: string | null) => string;
+  epss: (score: number, percentile: number | null) => string;
+  confidence: Record<'high' | 'medium' | 'low', string>;
+  notices: Record<TReportNotice, string>;
   cveImpact: (score: number | null) => string;
   cveResolve: (tech: string, latest: string | null) => string;
   leakName: (email: string) => string;
@@ -129,6 +134,23 @@ const en: ReportTexts = {
   footer: 'Perimeter · confidential · page {page} of {pages}',
   none: '—',
   cveName: (cve, tech, version) => `${cve} in ${tech} ${version}`,
+  kev: (ransomware, due) =>
+    `Known exploited (CISA KEV)${ransomware ? ', used by ransomware' : ''}${due ? `, fix by ${due}` : ''}`,
+  epss: (score, pct) =>
+    `EPSS ${(score * 100).toFixed(1)}%${pct === null ? '' : ` (percentile ${(pct * 100).toFixed(0)})`}`,
+  confidence: {
+    high: 'match: high confidence',
+    medium: 'match: medium confidence',
+    low: 'match: low confidence',
+  },
+  notices: {
+    leak_check_not_configured:
+      'Leak check not configured: no leak provider key is set and the local leak index is empty, so "no leaks" means nothing was checked.',
+    cve_database_empty:
+      'The CVE database was empty when this scan ran: no CVE could be matched. An operator loads it with `npm run cli -- intel sync` (or `cve import`).',
+    cve_database_stale:
+      'The CVE database was stale when this scan ran: recent CVEs may be missing. An operator updates it with `npm run cli -- intel sync`.',
+  },
   cveImpact: (score) =>
     score === null
       ? 'A published vulnerability affects this version.'
@@ -208,6 +230,23 @@ const ru: ReportTexts = {
   footer: 'Perimeter · конфиденциально · страница {page} из {pages}',
   none: '—',
   cveName: (cve, tech, version) => `${cve} в ${tech} ${version}`,
+  kev: (ransomware, due) =>
+    `Эксплуатируется (CISA KEV)${ransomware ? ', используется вымогателями' : ''}${due ? `, устранить до ${due}` : ''}`,
+  epss: (score, pct) =>
+    `EPSS ${(score * 100).toFixed(1)}%${pct === null ? '' : ` (процентиль ${(pct * 100).toFixed(0)})`}`,
+  confidence: {
+    high: 'совпадение: высокая уверенность',
+    medium: 'совпадение: средняя уверенность',
+    low: 'совпадение: низкая уверенность',
+  },
+  notices: {
+    leak_check_not_configured:
+      'Проверка утечек не настроена: ключи поставщиков не заданы, а локальный индекс утечек пуст, поэтому «нет утечек» означает, что ничего не проверялось.',
+    cve_database_empty:
+      'База CVE была пуста во время сканирования: ни одна CVE не могла быть найдена. Оператор загружает её командой `npm run cli -- intel sync` (или `cve import`).',
+    cve_database_stale:
+      'База CVE устарела во время сканирования: новые CVE могут отсутствовать. Оператор обновляет её командой `npm run cli -- intel sync`.',
+  },
   cveImpact: (score) =>
     score === null
       ? 'Эта версия подвержена опубликованной уязвимости.'

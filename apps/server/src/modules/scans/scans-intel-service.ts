@@ -4,6 +4,8 @@ import { importFeedFile, importFeedUrl, LeakCipher } from '@perimeter/engine';
 import { sql } from 'drizzle-orm';
 import { leakRecords } from '../../db/schema/index.ts';
 import type { AppContext } from '../../server/context.ts';
+import { markImported } from '../intel/intel-repo.ts';
+import { importSnapshot } from '../intel/intel-service.ts';
 import { addLeaks, PgVulnStore, parseLeakFile } from './scans-intel-repo.ts';
 
 /**
@@ -28,6 +30,15 @@ export async function importCveSources(
       continue;
     }
     for (const file of await feedFiles(source)) {
+      const snapshot = await importSnapshot(ctx, file);
+      if (snapshot) {
+        files++;
+        records += snapshot.vulns;
+        log(
+          `${file}: intel snapshot, ${snapshot.vulns} records, ${snapshot.kev} KEV entries, ${snapshot.epss} EPSS scores`,
+        );
+        continue;
+      }
       const list = await importFeedFile(file);
       await store.add(list);
       files++;
@@ -35,7 +46,9 @@ export async function importCveSources(
       log(`${file}: ${list.length} records`);
     }
   }
-  return { files, records, total: await store.size() };
+  const total = await store.size();
+  if (records > 0) await markImported(ctx.db, 'import', total, new Date());
+  return { files, records, total };
 }
 
 async function feedFiles(source: string): Promise<string[]> {

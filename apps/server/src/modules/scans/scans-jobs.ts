@@ -1,11 +1,16 @@
+import type { TReportNotice } from '@perimeter/contracts';
 import {
   type Asset,
   type CveFinding,
   createFindingStages,
+  DehashedSource,
   type Finding,
+  HibpSource,
   hostNames,
+  LeakCheckSource,
   LeakCipher,
   type LeakFinding,
+  type LeakSource,
   type ScanConfig,
   type ScanSubclass,
   ScopePolicy,
@@ -15,6 +20,8 @@ import {
 import { z } from 'zod';
 import { type PgBoss as Boss, defineJob, type ExecuteSql, ensureQueues } from '../../lib/queue.ts';
 import type { AppContext } from '../../server/context.ts';
+import { countLeakRecords } from '../intel/intel-repo.ts';
+import { databaseInfo, leakProviders } from '../intel/intel-service.ts';
 import { limitsOf } from '../targets/targets-fns.ts';
 import { getUserPlan, type TargetRow } from '../targets/targets-repo.ts';
 import { OwnershipCheckUnavailable, recheckOwnership } from '../targets/targets-service.ts';
@@ -185,9 +192,43 @@ function engineConfig(
     extraStages: createFindingStages({
       templates: { rateLimit: 0, timeoutMs: 4000 },
       vulndb: { store: new PgVulnStore(db) },
-      leaks: { sources: [new PgLeakSource(db, new LeakCipher(ctx.config.secrets.encryptionKey))] },
+      leaks: { sources: leakSources(ctx) },
     }),
   };
+}
+
+/** The local leak index, and each provider whose key is set (HIBP, LeakCheck, DeHashed). */
+function leakSources(ctx: AppContext): LeakSource[] {
+  const env = ctx.config.env;
+  const out: LeakSource[] = [new PgLeakSource(ctx.db, new LeakCipher(ctx.config.secrets.encryptionKey))];
+  if (env.HIBP_API_KEY) out.push(new HibpSource({ apiKey: env.HIBP_API_KEY }));
+  if (env.LEAKCHECK_API_KEY) out.push(new LeakCheckSource({ apiKey: env.LEAKCHECK_API_KEY }));
+  if (env.DEHASHED_API_KEY) out.push(new DehashedSource({ apiKey: env.DEHASHED_API_KEY }));
+  return out;
+}
+
+/**
+ * What the finding counts of this scan cannot show: a leak check with no provider and an empty
+ * local index ("not configured", not "0 leaks"), a CVE check against an empty or stale database.
+ */
+async function intelNotices(ctx: AppContext, subclasses: string[]): Promise<TReportNotice[]> {
+  const out: TReportNotice[] = [];
+  if (subclasses.includes('leakcheck')) {
+    const providers = leakProviders(ctx.config.env);
+    if (
+      !providers.hibp &&
+      !providers.leakcheck &&
+      !providers.dehashed &&
+      (await countLeakRecords(ctx.db)) === 0
+    )
+      out.push('leak_check_not_configured');
+  }
+  if (subclasses.includes('exploit_db')) {
+    const { state } = await databaseInfo(ctx);
+    if (state === 'empty') out.push('cve_database_empty');
+    if (state === 'stale') out.push('cve_database_stale');
+  }
+  return out;
 }
 
 const FLUSH_EVERY = 200;
@@ -243,6 +284,7 @@ export async function runScan(ctx: AppContext, scanId: string): Promise<void> {
   // The database's clock: findings' last_seen is written with it.
   const runStartedAt = await repo.databaseNow(db);
   const config = engineConfig(ctx, row.subclasses, row.classes, plan);
+  const notices = await intelNotices(ctx, row.subclasses);
   const stages = stageList(row.subclasses);
   const controller = new AbortController();
   let canceled = false;
@@ -346,7 +388,7 @@ export async function runScan(ctx: AppContext, scanId: string): Promise<void> {
             ...event.summary.skippedHosts,
             ...overLimit.map((host) => ({ host, reason: subdomainLimitReason(plan) })),
           ],
-          summary: event.summary as unknown as Record<string, unknown>,
+          summary: { ...(event.summary as unknown as Record<string, unknown>), notices },
         });
       }
       if (pending >= FLUSH_EVERY || Date.now() - lastFlush >= FLUSH_MS) await flush();

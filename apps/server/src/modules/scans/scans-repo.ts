@@ -16,6 +16,7 @@ import {
   scanTargets,
   targets,
 } from '../../db/schema/index.ts';
+import { applyIntelToFindings } from '../intel/intel-repo.ts';
 import { apiSeverity, type ScopeRow } from './scans-fns.ts';
 
 export type ScanRow = typeof scans.$inferSelect;
@@ -494,10 +495,16 @@ export async function upsertFindings(
           infoUpdatedTs: sql`excluded.info_updated_ts`,
           lastCheckTs: sql`excluded.last_check_ts`,
           lastUpdateTs: sql`now()`,
+          detail: sql`excluded.detail`,
         },
       })
       .returning({ id: t.id, status: t.status, firstScanId: t.firstScanId, host: t.host });
     await recordSightings(db, scanId, userId, 'exploit_db', rows);
+    // CISA KEV and EPSS of the CVEs just seen (a sync refreshes every finding later on).
+    await applyIntelToFindings(
+      db,
+      rows.map((r) => r.id),
+    );
   }
   const lc = dedupe(batch.leakcheck);
   if (lc.length) {
