@@ -1,3 +1,4 @@
+import { LeakCipher } from '@perimeter/engine';
 import { connectDatabase, type Database } from '../db/client.ts';
 import { type EmbeddedDatabase, startEmbeddedDatabase } from '../db/embedded.ts';
 import { migrateDatabase } from '../db/migrate.ts';
@@ -5,6 +6,7 @@ import { type AppConfig, loadConfig } from '../lib/config/index.ts';
 import { createLogger, type Logger } from '../lib/logger.ts';
 import { createAccountMailDispatcher } from '../modules/auth/auth-mail.ts';
 import { createMailer } from '../modules/mail/mail-service.ts';
+import { rekeyLegacyLeakDigests } from '../modules/scans/scans-intel-repo.ts';
 import { createMaintenanceState, type MaintenanceState } from '../modules/system/system-service.ts';
 import type { AppContext } from './context.ts';
 
@@ -32,6 +34,7 @@ export async function openRuntime(config: AppConfig = loadConfig(), logger?: Log
   try {
     database = connectDatabase(databaseUrl);
     await migrateDatabase(database);
+    await rekeyLegacyLeakDigests(database.db, new LeakCipher(config.secrets.encryptionKey));
   } catch (err) {
     await database?.close();
     await embedded?.stop();
