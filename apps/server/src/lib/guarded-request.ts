@@ -101,7 +101,14 @@ export async function guardedRequest(
   };
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const client = url.protocol === 'https:' ? https : http;
-  return new Promise<GuardedResponse>((resolvePromise, reject) => {
+  return new Promise<GuardedResponse>((resolvePromise, rejectPromise) => {
+    let settled = false;
+    const reject = (err: Error) => {
+      if (settled) return;
+      settled = true;
+      req.destroy();
+      rejectPromise(err);
+    };
     const req = client.request(
       url,
       {
@@ -122,19 +129,18 @@ export async function guardedRequest(
         let size = 0;
         res.on('data', (chunk: Buffer) => {
           size += chunk.length;
-          if (size > options.maxBytes) {
-            req.destroy(new Error('response too large'));
-            return;
-          }
-          chunks.push(chunk);
+          if (size > options.maxBytes) reject(new Error('response too large'));
+          else chunks.push(chunk);
         });
-        res.on('end', () =>
-          resolvePromise({ statusCode: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }),
-        );
+        res.on('end', () => {
+          if (settled) return;
+          settled = true;
+          resolvePromise({ statusCode: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') });
+        });
         res.on('error', reject);
       },
     );
-    req.on('timeout', () => req.destroy(new Error('timed out')));
+    req.on('timeout', () => reject(new Error('timed out')));
     req.on('error', reject);
     req.end(options.body);
   });
