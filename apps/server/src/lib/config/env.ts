@@ -45,7 +45,7 @@ export const ZEnv = z.object({
   RATE_LIMIT_GLOBAL_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(600),
   AUTH_ACCOUNT_LOCK_AFTER: z.coerce.number().int().min(3).max(1000).default(10),
   AUTH_ACCOUNT_LOCK_MINUTES: z.coerce.number().int().min(1).max(1440).default(15),
-  AUTH_FAILURES_PER_ADDRESS: z.coerce.number().int().min(1).max(1_000_000).default(30),
+  AUTH_FAILURES_PER_ADDRESS: z.coerce.number().int().min(1).max(1_000_000).default(20),
   AUTH_FAILURE_DELAY_MS: z.coerce.number().int().min(0).max(4000).default(250),
   VERIFY_CHECKS_PER_USER_PER_HOUR: z.coerce.number().int().min(1).max(100_000).default(60),
   VERIFY_CHECKS_PER_TARGET_PER_HOUR: z.coerce.number().int().min(1).max(100_000).default(20),
