@@ -24,7 +24,7 @@ UPDATE "mail_outbox" SET
 	"redacted_at" = now()
 WHERE "kind" IN ('verify_email', 'password_reset');--> statement-breakpoint
 -- Unsalted password digests go: the server re-keys them with an HMAC of the deployment key at start.
-UPDATE "leak_records" SET "digest" = 'legacy:' || "id"::text WHERE "digest" <> '';--> statement-breakpoint
+UPDATE "leak_records" SET "digest" = 'legacy:' || "id"::text WHERE "digest" <> '' AND "digest" NOT LIKE 'h1:%' AND "digest" NOT LIKE 'legacy:%';--> statement-breakpoint
 -- Masks keep at most the first and the last character (and none below 8 characters).
 UPDATE "findings_leakcheck" SET "password" = CASE
 	WHEN char_length("password") >= 8 THEN left("password", 1) || repeat('*', char_length("password") - 2) || right("password", 1)

@@ -30,10 +30,18 @@ export function serializeError(err: unknown): Serialized {
     delete o.params;
     delete o.parameters;
     delete o.values;
-    // Drizzle's message repeats the parameters after "params:".
-    if (typeof o.message === 'string')
-      o.message = o.message.replace(/\nparams: [\s\S]*$/, '\nparams: [redacted]');
-    if (typeof o.stack === 'string') o.stack = o.stack.replace(/\nparams: [^\n]*/, '\nparams: [redacted]');
+    // PostgreSQL's detail and position text quote row values (`Key (email)=(…) already exists`).
+    delete o.detail;
+    delete o.where;
+    delete o.internalQuery;
+    for (const field of ['message', 'stack'] as const) {
+      if (typeof o[field] !== 'string') continue;
+      o[field] = (o[field] as string)
+        // Drizzle's message repeats the parameters after "params:".
+        .replace(/\nparams: [^\n]*/g, '\nparams: [redacted]')
+        // PostgreSQL quotes the offending value (`invalid input syntax for type integer: "…"`).
+        .replace(/"[^"\n]*"/g, '"[redacted]"');
+    }
     if (depth < 5 && o.cause && typeof o.cause === 'object') strip(o.cause as Serialized, depth + 1);
   };
   strip(out, 0);

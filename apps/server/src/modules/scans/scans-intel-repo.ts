@@ -272,7 +272,7 @@ export async function rekeyLegacyLeakDigests(db: Db, cipher: LeakCipher): Promis
         if (!still) return;
         const digest = row.passwordEncrypted ? cipher.digest(cipher.decrypt(row.passwordEncrypted)) : '';
         const [twin] = await tx
-          .select({ id: leakRecords.id })
+          .select({ id: leakRecords.id, sources: leakRecords.sources })
           .from(leakRecords)
           .where(
             sql`${leakRecords.id} <> ${row.id} and ${leakRecords.email} = ${row.email} and ${leakRecords.digest} = ${digest} and ${leakRecords.leakDate} = ${row.leakDate}`,
@@ -281,9 +281,7 @@ export async function rekeyLegacyLeakDigests(db: Db, cipher: LeakCipher): Promis
         if (twin) {
           await tx
             .update(leakRecords)
-            .set({
-              sources: sql`(select array(select distinct unnest(${leakRecords.sources} || ${row.sources}::text[]) order by 1))`,
-            })
+            .set({ sources: [...new Set([...twin.sources, ...row.sources])].sort() })
             .where(eq(leakRecords.id, twin.id));
           await tx.delete(leakRecords).where(eq(leakRecords.id, row.id));
         } else {
