@@ -10,7 +10,8 @@ import { createLogger } from './lib/logger.ts';
 import { assignPlan } from './modules/billing/billing-service.ts';
 import { nextCronRun } from './modules/intel/intel-jobs.ts';
 import { intelCommand } from './modules/intel/intel-service.ts';
-import { listRecentMail } from './modules/mail/mail-repo.ts';
+import { listRecentMail, replaceMailBody } from './modules/mail/mail-repo.ts';
+import { redactedBody } from './modules/mail/mail-service.ts';
 import { cveCommand, leaksCommand } from './modules/scans/scans-intel-service.ts';
 import { openRuntime, type Runtime } from './server/runtime.ts';
 
@@ -19,7 +20,7 @@ const USAGE = `Usage: npm run cli -- <command>
   maintenance on [--message "<html>"]   answer 503 with the message on every API route but ping
   maintenance off                       end maintenance mode
   maintenance status                    print the current state
-  mail outbox [--limit N]               print the latest mails (their links included)
+  mail outbox [--limit N]               print the latest mails (live links once: then removed)
   plans assign <email> <plan>           set a user's plan (trial_scan, try_it, starter, business, enterprise)
   cve import <file|dir|url>...          load NVD 1.1/2.0 or retire.js feeds (JSON or .gz) into the CVE database
   cve status                            print how many CVE records are loaded
@@ -67,6 +68,9 @@ const commands: Record<string, Command> = {
       console.log(
         `--- ${row.createdAt.toISOString()} to ${row.to} [${row.status}] ${row.subject}\n${row.text}`,
       );
+      // Read once: a live link printed here is taken out of the stored mail.
+      if (row.linksExpireAt && !row.redactedAt)
+        await replaceMailBody(runtime.ctx.db, row.id, redactedBody(row));
     }
   },
   async plans(runtime, args) {

@@ -33,7 +33,7 @@ async function signUp() {
     password: input.password1,
   });
   const { rows } = await sql.query<{ id: string }>(
-    `update users set tz = 'UTC' where email = $1 returning id`,
+    `update users set tz = 'UTC', email_verified = true where email = $1 returning id`,
     [input.email],
   );
   return { token: login.body.data.access, userId: rows[0]!.id };

@@ -1,6 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { ScopePolicy } from '@perimeter/engine';
 import fc from 'fast-check';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -78,7 +79,8 @@ async function signUp(overrides: { language?: string; scanMail?: boolean; critMa
     password: input.password1,
   });
   const { rows } = await sql.query<{ id: string }>(
-    `update users set language = $2, notify_scan_finished = $3, notify_new_critical_high = $4
+    `update users set language = $2, notify_scan_finished = $3, notify_new_critical_high = $4,
+       email_verified = true
      where email = $1 returning id`,
     [input.email, overrides.language ?? 'en', overrides.scanMail ?? true, overrides.critMail ?? true],
   );
@@ -300,17 +302,17 @@ describe('webhooks', () => {
   }, 60_000);
 
   it('refuses private addresses unless the operator allows them', async () => {
-    const refused = await postWebhook(`${receiverUrl}/x`, 's', '{}', {}, { allowPrivate: false });
+    const refused = await postWebhook(`${receiverUrl}/x`, 's', '{}', {}, { policy: new ScopePolicy() });
     expect(refused).toMatchObject({ ok: false, statusCode: null });
-    expect(refused.error).toMatch(/private address/);
+    expect(refused.error).toMatch(/refusing to call 127\.0\.0\.1: loopback/);
     const byName = await postWebhook(
       receiverUrl.replace('127.0.0.1', 'localhost'),
       's',
       '{}',
       {},
-      { allowPrivate: false },
+      { policy: new ScopePolicy() },
     );
-    expect(byName.error).toMatch(/private address/);
+    expect(byName.error).toMatch(/refusing to call .*\(localhost\)/);
   });
 
   it('isolation: another user’s webhook answers 404; malformed input never 5xx', async () => {

@@ -39,7 +39,7 @@ async function signUp(plan = 'business', language = 'en') {
     password: input.password1,
   });
   const { rows } = await sql.query<{ id: string }>(
-    'update users set plan = $2, language = $3 where email = $1 returning id',
+    'update users set plan = $2, language = $3, email_verified = true where email = $1 returning id',
     [input.email, plan, language],
   );
   return { token: login.body.data.access, userId: rows[0]!.id };

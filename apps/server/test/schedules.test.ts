@@ -52,7 +52,7 @@ async function signUp(tz: string | null = 'Europe/Berlin', plan = 'enterprise') 
     { email: input.email, password: input.password1 },
   );
   const { rows } = await sql.query<{ id: string }>(
-    'update users set tz = $2, plan = $3 where email = $1 returning id',
+    'update users set tz = $2, plan = $3, email_verified = true where email = $1 returning id',
     [input.email, tz, plan],
   );
   return { token: login.body.data.access, userId: rows[0]!.id };

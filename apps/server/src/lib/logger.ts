@@ -1,21 +1,76 @@
-import pino, { type Logger } from 'pino';
+import pino, { type DestinationStream, type Logger } from 'pino';
 
 export type { Logger };
 
-export function createLogger(level: string): Logger {
-  return pino({
-    level,
-    redact: {
-      paths: [
-        'req.headers.authorization',
-        'req.headers.cookie',
-        '*.password',
-        '*.password1',
-        '*.password2',
-        '*.refresh',
-        '*.access',
-      ],
-      censor: '[redacted]',
+const SECRET_PATHS = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  '*.password',
+  '*.password1',
+  '*.password2',
+  '*.old_password',
+  '*.new_password1',
+  '*.new_password2',
+  '*.passwordHash',
+  '*.refresh',
+  '*.access',
+  '*.ephemeral_token',
+  '*.secret',
+];
+
+type Serialized = Record<string, unknown>;
+
+/**
+ * An error as logged: the standard serialization without the values a failed query carried
+ * (`params`: e-mails, password hashes, tokens), at any depth of `cause`.
+ */
+export function serializeError(err: unknown): Serialized {
+  const out = pino.stdSerializers.err(err as Error) as unknown as Serialized;
+  const strip = (o: Serialized, depth: number) => {
+    delete o.params;
+    delete o.parameters;
+    delete o.values;
+    // PostgreSQL's detail and position text quote row values (`Key (email)=(…) already exists`).
+    delete o.detail;
+    delete o.where;
+    delete o.internalQuery;
+    for (const field of ['message', 'stack'] as const) {
+      if (typeof o[field] !== 'string') continue;
+      o[field] = (o[field] as string)
+        // Drizzle's message repeats the parameters after "params:".
+        .replace(/\nparams: [^\n]*/g, '\nparams: [redacted]')
+        // PostgreSQL quotes the offending value (`invalid input syntax for type integer: "…"`).
+        .replace(/"[^"\n]*"/g, '"[redacted]"');
+    }
+    if (depth < 5 && o.cause && typeof o.cause === 'object') strip(o.cause as Serialized, depth + 1);
+  };
+  strip(out, 0);
+  return out;
+}
+
+/** A request as logged: method, path and route — never the query string, which can carry addresses and keys. */
+export function serializeRequest(req: {
+  method?: string;
+  url?: string;
+  routeOptions?: { url?: string };
+  ip?: string;
+  id?: string;
+}) {
+  return {
+    method: req.method,
+    url: (req.url ?? '').split('?')[0],
+    ...(req.routeOptions?.url ? { route: req.routeOptions.url } : {}),
+    ...(req.id ? { id: req.id } : {}),
+  };
+}
+
+export function createLogger(level: string, destination?: DestinationStream): Logger {
+  return pino(
+    {
+      level,
+      redact: { paths: SECRET_PATHS, censor: '[redacted]' },
+      serializers: { err: serializeError, error: serializeError, req: serializeRequest },
     },
-  });
+    destination,
+  );
 }

@@ -26,6 +26,7 @@ import { targetsRoutes } from '../modules/targets/targets-routes.ts';
 import type { AppContext } from './context.ts';
 import { authPlugin } from './plugins/auth.ts';
 import { errorHandlerPlugin } from './plugins/error-handler.ts';
+import { inputGuardPlugin } from './plugins/input-guard.ts';
 import { maintenancePlugin } from './plugins/maintenance.ts';
 
 export const DEFAULT_WEB_DIST = path.resolve(
@@ -84,6 +85,7 @@ export async function buildApp({ ctx, maintenance, queue = false }: AppOptions):
     errorResponseBuilder: (_request, context) =>
       new AppError(429, 'rate_limited', `Too many requests. Try again in ${context.after}.`),
   });
+  await app.register(inputGuardPlugin);
   await app.register(authPlugin, { ctx });
   await app.register(maintenancePlugin, { maintenance });
   await app.register(swagger, {

@@ -1,6 +1,7 @@
 import type { Database, Db } from '../db/client.ts';
 import type { AppConfig } from '../lib/config/index.ts';
 import type { Logger } from '../lib/logger.ts';
+import type { AccountMailDispatcher } from '../modules/auth/auth-mail.ts';
 import type { Mailer } from '../modules/mail/mail-service.ts';
 
 /** What every service function receives: no globals. */
@@ -9,5 +10,7 @@ export interface AppContext {
   database: Database;
   db: Db;
   mailer: Mailer;
+  /** Account mails (verification, reset, lock notice) queued by requests and sent after them. */
+  accountMail: AccountMailDispatcher;
   logger: Logger;
 }

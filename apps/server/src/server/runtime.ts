@@ -1,9 +1,12 @@
+import { LeakCipher } from '@perimeter/engine';
 import { connectDatabase, type Database } from '../db/client.ts';
 import { type EmbeddedDatabase, startEmbeddedDatabase } from '../db/embedded.ts';
 import { migrateDatabase } from '../db/migrate.ts';
 import { type AppConfig, loadConfig } from '../lib/config/index.ts';
 import { createLogger, type Logger } from '../lib/logger.ts';
+import { createAccountMailDispatcher } from '../modules/auth/auth-mail.ts';
 import { createMailer } from '../modules/mail/mail-service.ts';
+import { rekeyLegacyLeakDigests } from '../modules/scans/scans-intel-repo.ts';
 import { createMaintenanceState, type MaintenanceState } from '../modules/system/system-service.ts';
 import type { AppContext } from './context.ts';
 
@@ -31,6 +34,7 @@ export async function openRuntime(config: AppConfig = loadConfig(), logger?: Log
   try {
     database = connectDatabase(databaseUrl);
     await migrateDatabase(database);
+    await rekeyLegacyLeakDigests(database.db, new LeakCipher(config.secrets.encryptionKey));
   } catch (err) {
     await database?.close();
     await embedded?.stop();
@@ -42,12 +46,14 @@ export async function openRuntime(config: AppConfig = loadConfig(), logger?: Log
     smtpUrl: config.env.SMTP_URL,
     from: config.env.MAIL_FROM,
   });
-  const ctx: AppContext = { config, database, db: database.db, mailer, logger: log };
+  const accountMail = createAccountMailDispatcher({ db: database.db, config, mailer, logger: log });
+  const ctx: AppContext = { config, database, db: database.db, mailer, accountMail, logger: log };
   return {
     ctx,
     databaseUrl,
     maintenance: createMaintenanceState(database.db, config.env),
     async close() {
+      await accountMail.stop();
       mailer.close();
       await database.close();
       await embedded?.stop();

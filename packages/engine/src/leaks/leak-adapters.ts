@@ -1,4 +1,4 @@
-import { type LeakCipher, maskPassword, passwordDigest } from './leak-crypto.js';
+import { type LeakCipher, maskPassword } from './leak-crypto.js';
 import { LeakHttpClient, type LeakHttpOptions } from './leak-http.js';
 import { type LeakRecord, type LeakSource, LeakSourceError } from './leak-types.js';
 
@@ -17,8 +17,10 @@ export interface AdapterOptions extends Partial<Omit<LeakHttpOptions, 'apiKey'>>
 function withPassword(record: LeakRecord, password: string | undefined, cipher?: LeakCipher): LeakRecord {
   if (!password) return record;
   record.passwordMasked = maskPassword(password);
-  record.passwordDigest = passwordDigest(password);
-  if (cipher) record.passwordEncrypted = cipher.encrypt(password);
+  if (cipher) {
+    record.passwordDigest = cipher.digest(password);
+    record.passwordEncrypted = cipher.encrypt(password);
+  }
   return record;
 }
 

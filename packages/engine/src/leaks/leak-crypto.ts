@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from 'node:crypto';
 
 const PREFIX = 'v1:';
 
@@ -9,9 +9,20 @@ const PREFIX = 'v1:';
  */
 export class LeakCipher {
   private readonly key: Buffer;
+  private readonly digestKey: Buffer;
 
   constructor(key: Buffer | string) {
     this.key = LeakCipher.normaliseKey(key);
+    // A separate key for digests, derived from the deployment key: the cipher key never doubles as a MAC key.
+    this.digestKey = createHmac('sha256', this.key).update('perimeter leak digest v1').digest();
+  }
+
+  /**
+   * A keyed digest of a clear password (HMAC-SHA256 with a key derived from the deployment
+   * key), for deduplication: without the key, a word list cannot be checked against it.
+   */
+  digest(password: string): string {
+    return `h1:${createHmac('sha256', this.digestKey).update(password, 'utf8').digest('hex').slice(0, 32)}`;
   }
 
   static normaliseKey(key: Buffer | string): Buffer {
@@ -43,17 +54,13 @@ export class LeakCipher {
   }
 }
 
-/** `password123` → `pa*******23`: two characters kept at each end (one for short values). */
+/**
+ * `password123` → `p*********3`: at most the first and the last character, and none at all
+ * below 8 characters (a short password is mostly its ends).
+ */
 export function maskPassword(password: string): string {
   const chars = [...password];
   const n = chars.length;
-  if (n === 0) return '';
-  if (n <= 3) return '*'.repeat(n);
-  const keep = n <= 6 ? 1 : 2;
-  return chars.slice(0, keep).join('') + '*'.repeat(n - 2 * keep) + chars.slice(n - keep).join('');
-}
-
-/** A short digest of a clear password, for deduplication without keeping the value. */
-export function passwordDigest(password: string): string {
-  return createHash('sha256').update(password, 'utf8').digest('hex').slice(0, 16);
+  if (n < 8) return '*'.repeat(n);
+  return `${chars[0]}${'*'.repeat(n - 2)}${chars[n - 1]}`;
 }

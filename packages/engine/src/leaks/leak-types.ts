@@ -1,7 +1,7 @@
 /** One e-mail address seen in one leak, as a source reports it. */
 export interface LeakRecord {
   email: string;
-  /** Masked password (`pa****rd`); absent when the source gives none (HIBP). */
+  /** Masked password (`p******d`); absent when the source gives none (HIBP). */
   passwordMasked?: string;
   /** The password encrypted with the configured key (AES-256-GCM), for storage at rest. */
   passwordEncrypted?: string;

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHttp } from '../templates/test-helpers.js';
@@ -14,14 +15,24 @@ describe('password masking and encryption', () => {
   it.each([
     ['', ''],
     ['abc', '***'],
-    ['abcd', 'a**d'],
-    ['secret', 's****t'],
-    ['password', 'pa****rd'],
-    ['passw0rd12', 'pa******12'],
-    ['Summer2019!', 'Su*******9!'],
-    ['пароль123', 'па*****23'],
+    ['abcd', '****'],
+    ['secret', '******'],
+    ['password', 'p******d'],
+    ['passw0rd12', 'p********2'],
+    ['Summer2019!', 'S*********!'],
+    ['пароль123', 'п*******3'],
   ])('mask(%j) = %j', (input, masked) => {
     expect(maskPassword(input)).toBe(masked);
+  });
+
+  it('digests passwords with a key: same key same digest, another key or a plain SHA-256 never matches', () => {
+    const a = new LeakCipher(KEY);
+    const d = a.digest('Summer2019!');
+    expect(d).toMatch(/^h1:[0-9a-f]{32}$/);
+    expect(new LeakCipher(KEY).digest('Summer2019!')).toBe(d);
+    expect(new LeakCipher('b'.repeat(64)).digest('Summer2019!')).not.toBe(d);
+    const plain = createHash('sha256').update('Summer2019!').digest('hex');
+    expect(d.slice(3)).not.toBe(plain.slice(0, 32));
   });
 
   it('round-trips with AES-256-GCM, with a fresh IV each time, and rejects tampering and wrong keys', () => {
@@ -72,14 +83,14 @@ describe('local leak index', () => {
     expect(stored).not.toContain('dnsadmin');
     const acme = await index.searchDomain('acme.test');
     expect(acme.map((r) => [r.email, r.passwordMasked, r.leakDate, r.sources])).toEqual([
-      ['hostmaster@acme.test', 'dn****in', '2020-02-18', ['lab-combo-2019', 'lab-paste-2020']],
-      ['info@acme.test', 'ac****34', '2016-03-02', ['lab-forum-dump']],
-      ['info@acme.test', 'Su*******9!', '2019-07-14', ['lab-combo-2019']],
-      ['jane.doe@acme.test', 'Ja*****85', '2019-07-14', ['lab-combo-2019']],
+      ['hostmaster@acme.test', 'd******n', '2020-02-18', ['lab-combo-2019', 'lab-paste-2020']],
+      ['info@acme.test', 'a******4', '2016-03-02', ['lab-forum-dump']],
+      ['info@acme.test', 'S*********!', '2019-07-14', ['lab-combo-2019']],
+      ['jane.doe@acme.test', 'J*******5', '2019-07-14', ['lab-combo-2019']],
     ]);
     expect(new LeakCipher(KEY).decrypt(acme[0]?.passwordEncrypted as string)).toBe('dnsadmin');
     expect((await index.searchEmail('OTHER@beta.test')).map((r) => r.passwordMasked)).toEqual([
-      'be*********20',
+      'b***********0',
     ]);
   });
 
@@ -324,7 +335,7 @@ describe('LeakCheck v2 adapter', () => {
       cipher,
     }).searchDomain('acme.test');
     expect(r.map((x) => [x.email, x.passwordMasked, x.sources, x.leakDate])).toEqual([
-      ['info@acme.test', 'Su*******9!', ['BreachedWebsite.net'], '2019-07'],
+      ['info@acme.test', 'S*********!', ['BreachedWebsite.net'], '2019-07'],
       ['j.smith@acme.test', undefined, ['Forum.example'], '2016-03'],
     ]);
     expect(cipher.decrypt(r[0]?.passwordEncrypted as string)).toBe('Summer2019!');
@@ -356,10 +367,10 @@ describe('DeHashed v2 adapter', () => {
     const before = seen.length;
     const r = await dh('good').searchDomain('acme.test');
     expect(r.map((x) => [x.email, x.passwordMasked, x.sources])).toEqual([
-      ['info@acme.test', 'ac****34', ['ForumDump']],
+      ['info@acme.test', 'a******4', ['ForumDump']],
       ['hostmaster@acme.test', undefined, ['Combo2020']],
-      ['jane.doe@acme.test', 'Ja*****85', ['SaaS']],
-      ['jane@acme.test', 'Ja*****85', ['SaaS']],
+      ['jane.doe@acme.test', 'J*******5', ['SaaS']],
+      ['jane@acme.test', 'J*******5', ['SaaS']],
     ]);
     const calls = seen.slice(before);
     expect(calls).toHaveLength(2);
@@ -415,7 +426,7 @@ describe('leak stage', () => {
       searchDomain: async () => [
         {
           email: 'info@acme.test',
-          passwordMasked: 'Su*******9!',
+          passwordMasked: 'S*********!',
           sources: ['other-feed'],
           leakDate: '2019-07-14',
           passwordDigest: (await index.searchDomain('acme.test')).find((r) => r.leakDate === '2019-07-14')
@@ -433,8 +444,8 @@ describe('leak stage', () => {
     ))
       findings.push(f);
     expect(findings.map((f) => [f.email, f.password, f.leakDate, f.sources, f.mainDomain])).toEqual([
-      ['info@acme.test', 'ac****34', '2016-03-02', ['lab-forum-dump'], 'acme.test'],
-      ['info@acme.test', 'Su*******9!', '2019-07-14', ['lab-combo-2019', 'other-feed'], 'acme.test'],
+      ['info@acme.test', 'a******4', '2016-03-02', ['lab-forum-dump'], 'acme.test'],
+      ['info@acme.test', 'S*********!', '2019-07-14', ['lab-combo-2019', 'other-feed'], 'acme.test'],
     ]);
     expect(findings[0]?.passwordEncrypted?.startsWith('v1:')).toBe(true);
     expect(logs.some((m) => /401/.test(m))).toBe(true);

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { LeakCipher, maskPassword, passwordDigest } from './leak-crypto.js';
+import { LeakCipher, maskPassword } from './leak-crypto.js';
 import type { LeakRecord, LeakSource } from './leak-types.js';
 
 interface StoredLeak {
@@ -66,7 +66,7 @@ export class LocalLeakIndex implements LeakSource {
     if (!EMAIL.test(email)) return false;
     const domain = email.split('@')[1] as string;
     const list = this.byDomain.get(domain) ?? [];
-    const digest = entry.password ? passwordDigest(entry.password) : undefined;
+    const digest = entry.password ? this.cipher.digest(entry.password) : undefined;
     const sources = (entry.sources ?? []).filter(Boolean);
     const existing = list.find(
       (l) => l.email === email && l.digest === digest && (l.leakDate ?? '') === (entry.leakDate ?? ''),

@@ -132,9 +132,42 @@ export const mailOutbox = pgTable(
     status: text('status').notNull().default('queued'),
     error: text('error'),
     sentAt: timestamp('sent_at', { withTimezone: true }),
+    /** When the mail's links (verification keys, reset tokens) stop working; null without links. */
+    linksExpireAt: timestamp('links_expire_at', { withTimezone: true }),
+    /** When the links were taken out of text and html (delivered, read from the outbox or expired). */
+    redactedAt: timestamp('redacted_at', { withTimezone: true }),
     createdAt: createdAt(),
   },
   (t) => [index('mail_outbox_created_idx').on(t.createdAt)],
+);
+
+/**
+ * Account mails asked for by a request (verification, reset, lock notice), keyed by the address
+ * given: the request only writes this row, whether or not an account has that address, and a
+ * dispatcher looks the account up and mails it later — so the answer's timing tells nothing.
+ */
+export const accountMailRequests = pgTable(
+  'account_mail_requests',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    kind: text('kind').notNull(),
+    email: text('email').notNull(),
+    attempts: integer('attempts').notNull().default(0),
+    claimedUntil: timestamp('claimed_until', { withTimezone: true }),
+    createdAt: createdAt(),
+  },
+  (t) => [index('account_mail_requests_created_idx').on(t.createdAt)],
+);
+
+/** Rate-limit counters shared by every API process: hits in a fixed window per key. */
+export const rateLimitCounters = pgTable(
+  'rate_limit_counters',
+  {
+    key: text('key').primaryKey(),
+    hits: integer('hits').notNull(),
+    windowEndsAt: timestamp('window_ends_at', { withTimezone: true }).notNull(),
+  },
+  (t) => [index('rate_limit_counters_window_idx').on(t.windowEndsAt)],
 );
 
 /** Operator-controlled switches (maintenance mode) shared by every process. */

@@ -55,7 +55,12 @@ export async function verifyAccessToken(
   secret: Uint8Array,
 ): Promise<AccessClaims | undefined> {
   try {
-    const { payload } = await jwtVerify(token, secret, { algorithms: ['HS256'], issuer: 'perimeter' });
+    // A token without an expiry (or issue time) would live for ever: refused even when signed.
+    const { payload } = await jwtVerify(token, secret, {
+      algorithms: ['HS256'],
+      issuer: 'perimeter',
+      requiredClaims: ['exp', 'iat', 'sub'],
+    });
     if (payload.typ !== 'access' || typeof payload.sub !== 'string' || typeof payload.fam !== 'string') {
       return undefined;
     }

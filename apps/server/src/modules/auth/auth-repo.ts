@@ -126,13 +126,25 @@ export async function revokeUserRefreshTokens(db: DbOrTx, userId: string, except
     .where(and(...conditions));
 }
 
-export async function isRefreshFamilyLive(db: DbOrTx, familyId: string): Promise<boolean> {
+/** Whether the session family is live (one of its tokens not revoked) and its user's address verified. */
+export async function sessionState(
+  db: DbOrTx,
+  userId: string,
+  familyId: string,
+): Promise<{ live: boolean; emailVerified: boolean }> {
   const [row] = await db
-    .select({ id: refreshTokens.id })
+    .select({ emailVerified: users.emailVerified })
     .from(refreshTokens)
-    .where(and(eq(refreshTokens.familyId, familyId), isNull(refreshTokens.revokedAt)))
+    .innerJoin(users, eq(users.id, refreshTokens.userId))
+    .where(
+      and(
+        eq(refreshTokens.familyId, familyId),
+        eq(refreshTokens.userId, userId),
+        isNull(refreshTokens.revokedAt),
+      ),
+    )
     .limit(1);
-  return row !== undefined;
+  return { live: row !== undefined, emailVerified: row?.emailVerified ?? false };
 }
 
 // Two-factor login challenges

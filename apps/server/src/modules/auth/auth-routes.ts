@@ -27,6 +27,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { AppContext } from '../../server/context.ts';
 import { currentUser } from '../../server/plugins/auth.ts';
+import { authRouteLimit } from '../limits/limits-service.ts';
 import * as auth from './auth-service.ts';
 
 export function requestLanguage(request: FastifyRequest): TLanguage {
@@ -38,23 +39,15 @@ const okResponse = { 200: dataEnvelope(ZOk) };
 
 export async function authRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
   const r = app.withTypeProvider<ZodTypeProvider>();
-  const perMinute = ctx.config.env.RATE_LIMIT_AUTH_PER_MINUTE;
-  /** Sensitive endpoints are limited per client address and, where there is one, per e-mail. */
-  const limited = (byEmail: boolean) => ({
-    rateLimit: {
-      max: perMinute,
-      timeWindow: '1 minute',
-      hook: 'preHandler' as const,
-      keyGenerator: (request: FastifyRequest) => {
-        const email = byEmail ? String((request.body as { email?: unknown } | undefined)?.email ?? '') : '';
-        return `${request.routeOptions.url}|${request.ip}|${email.toLowerCase()}`;
-      },
-    },
-  });
+  /**
+   * Sensitive endpoints: `RATE_LIMIT_AUTH_PER_MINUTE` per route and client address, counted in
+   * PostgreSQL (shared by every API process); sign-ins also count failures per account.
+   */
+  const limited = { preHandler: [authRouteLimit(ctx)] };
   const signedIn = { onRequest: [app.requireUser] };
 
   r.post('/users/auth/registration/', {
-    config: limited(false),
+    ...limited,
     schema: {
       operationId: 'register',
       tags: ['auth'],
@@ -68,7 +61,7 @@ export async function authRoutes(app: FastifyInstance, { ctx }: { ctx: AppContex
   });
 
   r.post('/users/auth/registration/resend-email/', {
-    config: limited(true),
+    ...limited,
     schema: {
       operationId: 'resendVerificationEmail',
       tags: ['auth'],
@@ -79,7 +72,7 @@ export async function authRoutes(app: FastifyInstance, { ctx }: { ctx: AppContex
   });
 
   r.post('/account/confirm-email/verify/:key/', {
-    config: limited(false),
+    ...limited,
     schema: {
       operationId: 'confirmEmail',
       tags: ['auth'],
@@ -90,18 +83,20 @@ export async function authRoutes(app: FastifyInstance, { ctx }: { ctx: AppContex
   });
 
   r.post('/users/auth/login/', {
-    config: limited(true),
+    ...limited,
     schema: {
       operationId: 'login',
       tags: ['auth'],
       body: ZLoginBody,
       response: { 200: dataEnvelope(ZLoginResponse) },
     },
-    handler: async (request) => ({ data: await auth.login(ctx, request.body.email, request.body.password) }),
+    handler: async (request) => ({
+      data: await auth.login(ctx, request.body.email, request.body.password, request.ip),
+    }),
   });
 
   r.post('/users/auth/login/code/', {
-    config: limited(false),
+    ...limited,
     schema: {
       operationId: 'loginWithCode',
       tags: ['auth'],
@@ -109,7 +104,7 @@ export async function authRoutes(app: FastifyInstance, { ctx }: { ctx: AppContex
       response: { 200: dataEnvelope(ZSessionResponse) },
     },
     handler: async (request) => ({
-      data: await auth.loginWithCode(ctx, request.body.ephemeral_token, request.body.code),
+      data: await auth.loginWithCode(ctx, request.body.ephemeral_token, request.body.code, request.ip),
     }),
   });
 
@@ -133,6 +128,7 @@ export async function authRoutes(app: FastifyInstance, { ctx }: { ctx: AppContex
   for (const url of ['/users/user', '/users/user/']) {
     r.get(url, {
       ...signedIn,
+      config: { onboarding: true },
       schema: {
         operationId: url.endsWith('/') ? 'getCurrentUser' : 'getCurrentUserNoSlash',
         tags: ['users'],
@@ -145,6 +141,7 @@ export async function authRoutes(app: FastifyInstance, { ctx }: { ctx: AppContex
 
   r.put('/users/user/', {
     ...signedIn,
+    config: { onboarding: true },
     schema: {
       operationId: 'updateCurrentUser',
       tags: ['users'],
@@ -159,6 +156,7 @@ export async function authRoutes(app: FastifyInstance, { ctx }: { ctx: AppContex
 
   r.post('/users/agreement_confirm', {
     ...signedIn,
+    config: { onboarding: true },
     schema: {
       operationId: 'confirmAgreement',
       tags: ['users'],
@@ -171,6 +169,7 @@ export async function authRoutes(app: FastifyInstance, { ctx }: { ctx: AppContex
 
   r.post('/users/auth/app/activate/', {
     ...signedIn,
+    config: { onboarding: true },
     schema: {
       operationId: 'startTwoFactor',
       tags: ['two-factor'],
@@ -182,7 +181,8 @@ export async function authRoutes(app: FastifyInstance, { ctx }: { ctx: AppContex
 
   r.post('/users/auth/app/activate/confirm/', {
     ...signedIn,
-    config: limited(false),
+    config: { onboarding: true },
+    ...limited,
     schema: {
       operationId: 'confirmTwoFactor',
       tags: ['two-factor'],
@@ -197,7 +197,8 @@ export async function authRoutes(app: FastifyInstance, { ctx }: { ctx: AppContex
 
   r.post('/users/auth/app/deactivate/', {
     ...signedIn,
-    config: limited(false),
+    config: { onboarding: true },
+    ...limited,
     schema: {
       operationId: 'disableTwoFactor',
       tags: ['two-factor'],
@@ -212,7 +213,8 @@ export async function authRoutes(app: FastifyInstance, { ctx }: { ctx: AppContex
 
   r.post('/users/auth/password/change/', {
     ...signedIn,
-    config: limited(false),
+    config: { onboarding: true },
+    ...limited,
     schema: {
       operationId: 'changePassword',
       tags: ['auth'],
@@ -227,7 +229,7 @@ export async function authRoutes(app: FastifyInstance, { ctx }: { ctx: AppContex
   });
 
   r.post('/users/auth/password/reset/', {
-    config: limited(true),
+    ...limited,
     schema: {
       operationId: 'requestPasswordReset',
       tags: ['auth'],
@@ -238,7 +240,7 @@ export async function authRoutes(app: FastifyInstance, { ctx }: { ctx: AppContex
   });
 
   r.post('/account/password/reset/confirm/:uid/:token/', {
-    config: limited(false),
+    ...limited,
     schema: {
       operationId: 'confirmPasswordReset',
       tags: ['auth'],

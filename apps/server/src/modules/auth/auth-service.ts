@@ -16,10 +16,10 @@ import {
 import QRCode from 'qrcode';
 import type { z } from 'zod';
 import type { DbOrTx } from '../../db/client.ts';
-import { decryptSecret, encryptSecret, randomToken, sha256 } from '../../lib/crypto.ts';
+import { decryptSecret, encryptSecret, sha256 } from '../../lib/crypto.ts';
 import { AppError, badRequest, conflict, unauthenticated } from '../../lib/errors.ts';
 import type { AppContext } from '../../server/context.ts';
-import { MAIL_TEXTS, renderActionMail } from '../mail/mail-templates.ts';
+import { recordFailure, recordSuccess, refuseIfLocked } from '../limits/limits-service.ts';
 import {
   hashPassword,
   hashRecoveryCode,
@@ -35,9 +35,7 @@ import {
 } from './auth-fns.ts';
 import * as repo from './auth-repo.ts';
 
-const DAY = 86_400_000;
-export const EMAIL_KEY_TTL_MS = 3 * DAY;
-export const RESET_TOKEN_TTL_MS = 60 * 60 * 1000;
+export { EMAIL_KEY_TTL_MS, RESET_TOKEN_TTL_MS } from './auth-mail.ts';
 export const CHALLENGE_TTL_MS = 5 * 60 * 1000;
 export const CHALLENGE_MAX_FAILURES = 5;
 
@@ -89,20 +87,10 @@ async function issueSession(
   return { access, refresh: refresh.token };
 }
 
-async function sendVerificationMail(ctx: AppContext, user: repo.UserRow, language: TLanguage) {
-  const key = randomToken(32);
-  await repo.insertEmailVerification(ctx.db, user.id, sha256(key), new Date(Date.now() + EMAIL_KEY_TTL_MS));
-  const link = `${ctx.config.publicUrl}/account/confirm-email/verify/${key}`;
-  await ctx.mailer.send(
-    user.email,
-    'verify_email',
-    renderActionMail(MAIL_TEXTS.verifyEmail[language], user.firstName, link),
-  );
-}
-
 /**
- * Registration answers the same whether or not the address is taken (no account enumeration);
- * the owner of a taken address gets a password-reset mail instead of a second account.
+ * Registration answers the same whether or not the address is taken (no account enumeration):
+ * the same argon2 work, one insert and one queued mail either way; the owner of a taken address
+ * gets a password-reset mail instead of a second account.
  */
 export async function register(
   ctx: AppContext,
@@ -117,18 +105,13 @@ export async function register(
     company: body.company,
     language,
   });
-  if (user) {
-    await sendVerificationMail(ctx, user, language);
-  } else {
-    await requestPasswordReset(ctx, body.email);
-  }
+  await ctx.accountMail.queue(user ? 'verify_email' : 'password_reset', body.email);
   return { detail: 'Verification e-mail sent.' };
 }
 
+/** One queued row, known address or not; the dispatcher decides whether anything is mailed. */
 export async function resendVerification(ctx: AppContext, email: string) {
-  const user = await repo.findUserByEmail(ctx.db, email);
-  if (user && !user.emailVerified)
-    await sendVerificationMail(ctx, user, user.language === 'ru' ? 'ru' : 'en');
+  await ctx.accountMail.queue('verify_email', email);
   return { detail: 'If the address belongs to an unverified account, a new e-mail was sent.' };
 }
 
@@ -139,9 +122,23 @@ export async function verifyEmail(ctx: AppContext, key: string) {
   return { detail: 'E-mail address confirmed.' };
 }
 
-export async function login(ctx: AppContext, email: string, password: string): Promise<TLoginResponse> {
+/**
+ * Failed passwords count per typed address (known or not, so the answers match) from every
+ * client address, and per client address over every account; see limits-service.
+ */
+export async function login(
+  ctx: AppContext,
+  email: string,
+  password: string,
+  ip: string,
+): Promise<TLoginResponse> {
+  await refuseIfLocked(ctx, 'password', email, ip);
   const user = await repo.findUserByEmail(ctx.db, email);
-  if (!(await verifyPassword(user?.passwordHash, password)) || !user) throw invalidCredentials();
+  if (!(await verifyPassword(user?.passwordHash, password)) || !user) {
+    if (await recordFailure(ctx, 'password', email, ip)) await ctx.accountMail.queue('account_locked', email);
+    throw invalidCredentials();
+  }
+  await recordSuccess(ctx, 'password', email);
   if (user.totpEnabled) {
     const challenge = newOpaqueToken();
     await repo.insertChallenge(ctx.db, {
@@ -172,14 +169,21 @@ async function acceptSecondFactor(
   return repo.consumeRecoveryCode(db, user.id, hashRecoveryCode(code));
 }
 
+/**
+ * Besides the 5 tries of one challenge, wrong codes count per account over all its challenges
+ * (a stolen password must not buy unlimited fresh challenges) and lock the code step.
+ */
 export async function loginWithCode(
   ctx: AppContext,
   ephemeralToken: string,
   code: string,
+  ip: string,
 ): Promise<TSessionResponse> {
   const parsed = parseOpaqueToken(ephemeralToken);
   if (!parsed)
     throw new AppError(401, 'token_invalid', 'The sign-in session is invalid or has expired. Sign in again.');
+  const owner = (await repo.findChallengeForUpdate(ctx.db, parsed.id))?.userId;
+  if (owner) await refuseIfLocked(ctx, 'code', owner, ip);
   const outcome = await ctx.db.transaction(async (tx) => {
     const challenge = await repo.findChallengeForUpdate(tx, parsed.id);
     if (
@@ -214,8 +218,16 @@ export async function loginWithCode(
     return { user };
   });
   // The failed-attempt count must be committed, so the error is thrown after the transaction.
-  if ('error' in outcome) throw outcome.error;
-  const user = (await repo.findUserById(ctx.db, outcome.user.id))!;
+  if (outcome.error) {
+    if (owner && outcome.error.code === 'code_invalid' && (await recordFailure(ctx, 'code', owner, ip))) {
+      const locked = await repo.findUserById(ctx.db, owner);
+      if (locked) await ctx.accountMail.queue('account_locked', locked.email);
+    }
+    throw outcome.error;
+  }
+  const userId = outcome.user!.id;
+  await recordSuccess(ctx, 'code', userId);
+  const user = (await repo.findUserById(ctx.db, userId))!;
   return { ...(await issueSession(ctx, user)), user: toUserDto(user) };
 }
 
@@ -355,20 +367,9 @@ export async function changePassword(
   return { detail: 'The new password has been saved.' };
 }
 
-/** Always answers the same, whether or not the address is known. */
+/** Always answers the same, in the same time: one queued row, whether or not the address is known. */
 export async function requestPasswordReset(ctx: AppContext, email: string) {
-  const user = await repo.findUserByEmail(ctx.db, email);
-  if (user) {
-    const token = randomToken(32);
-    await repo.insertPasswordReset(ctx.db, user.id, sha256(token), new Date(Date.now() + RESET_TOKEN_TTL_MS));
-    const link = `${ctx.config.publicUrl}/account/password/reset/confirm/${user.id}/${token}`;
-    const language = user.language === 'ru' ? 'ru' : 'en';
-    await ctx.mailer.send(
-      user.email,
-      'password_reset',
-      renderActionMail(MAIL_TEXTS.passwordReset[language], user.firstName, link),
-    );
-  }
+  await ctx.accountMail.queue('password_reset', email);
   return { detail: 'Password reset e-mail has been sent.' };
 }
 

@@ -1,8 +1,8 @@
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { Db } from '../../db/client.ts';
 import type { Logger } from '../../lib/logger.ts';
-import { insertMail, markMail } from './mail-repo.ts';
-import type { RenderedMail } from './mail-templates.ts';
+import { insertMail, listExpiredLinkMail, markMail, replaceMailBody } from './mail-repo.ts';
+import { type RenderedMail, redactLinks } from './mail-templates.ts';
 
 export interface Mailer {
   send(to: string, kind: string, mail: RenderedMail): Promise<void>;
@@ -12,7 +12,9 @@ export interface Mailer {
 /**
  * Every mail is recorded in `mail_outbox`. With SMTP_URL it is also delivered; without it the
  * outbox is the delivery: the message and its links are printed to the log so a newcomer can
- * finish registration from the console.
+ * finish registration from the console. A live link (verification key, reset token) stays in the
+ * stored body only while it is needed: it is taken out once the mail was delivered by SMTP, read
+ * from the outbox (`cli mail outbox`) or expired — a backup or a replica of the database holds none.
  */
 export function createMailer(opts: { db: Db; logger: Logger; smtpUrl?: string; from: string }): Mailer {
   const transport: Transporter | undefined = opts.smtpUrl
@@ -20,7 +22,8 @@ export function createMailer(opts: { db: Db; logger: Logger; smtpUrl?: string; f
     : undefined;
   return {
     async send(to, kind, mail) {
-      const row = await insertMail(opts.db, { to, kind, ...mail });
+      const { linksExpireAt, ...content } = mail;
+      const row = await insertMail(opts.db, { to, kind, ...content, linksExpireAt: linksExpireAt ?? null });
       if (!transport) {
         opts.logger.info({ to, kind, subject: mail.subject }, `mail kept in the outbox:\n${mail.text}`);
         await markMail(opts.db, row.id, 'outbox');
@@ -29,6 +32,7 @@ export function createMailer(opts: { db: Db; logger: Logger; smtpUrl?: string; f
       try {
         await transport.sendMail({ to, subject: mail.subject, text: mail.text, html: mail.html });
         await markMail(opts.db, row.id, 'sent');
+        if (linksExpireAt) await replaceMailBody(opts.db, row.id, redactedBody(content));
       } catch (err) {
         // A mail server that is down must not fail the request that caused the mail.
         opts.logger.error({ err, to, kind }, 'mail delivery failed; kept in the outbox');
@@ -37,4 +41,16 @@ export function createMailer(opts: { db: Db; logger: Logger; smtpUrl?: string; f
     },
     close: () => transport?.close(),
   };
+}
+
+export const redactedBody = (mail: { text: string; html: string }) => ({
+  text: redactLinks(mail.text),
+  html: redactLinks(mail.html),
+});
+
+/** Takes the links out of stored mails whose links expired; returns how many. */
+export async function redactExpiredMail(db: Db): Promise<number> {
+  const rows = await listExpiredLinkMail(db);
+  for (const row of rows) await replaceMailBody(db, row.id, redactedBody(row));
+  return rows.length;
 }

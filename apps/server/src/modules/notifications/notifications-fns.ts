@@ -1,5 +1,4 @@
 import { createHmac } from 'node:crypto';
-import { isIP } from 'node:net';
 
 export const WEBHOOK_EVENTS = ['scan.finished', 'findings.new_critical_high'] as const;
 export type TWebhookEvent = (typeof WEBHOOK_EVENTS)[number] | 'webhook.test';
@@ -20,36 +19,4 @@ export function signatureHeaders(secret: string, body: string, timestamp = Math.
 /** Retry n (1-based) waits base·2^(n-1) seconds — the same curve pg-boss' retryBackoff uses. */
 export function backoffSeconds(base: number, attempt: number): number {
   return base * 2 ** Math.max(0, attempt - 1);
-}
-
-/** Addresses a webhook must not reach unless the operator allows private targets. */
-export function isPrivateAddress(address: string): boolean {
-  const kind = isIP(address);
-  if (kind === 4) {
-    const [a, b] = address.split('.').map(Number) as [number, number];
-    return (
-      a === 0 ||
-      a === 10 ||
-      a === 127 ||
-      (a === 100 && b >= 64 && b <= 127) ||
-      (a === 169 && b === 254) ||
-      (a === 172 && b >= 16 && b <= 31) ||
-      (a === 192 && b === 168) ||
-      (a === 198 && (b === 18 || b === 19)) ||
-      a >= 224
-    );
-  }
-  if (kind === 6) {
-    const v = address.toLowerCase();
-    if (v.startsWith('::ffff:')) return isPrivateAddress(v.slice(7));
-    return (
-      v === '::' ||
-      v === '::1' ||
-      v.startsWith('fc') ||
-      v.startsWith('fd') ||
-      v.startsWith('fe8') ||
-      v.startsWith('ff')
-    );
-  }
-  return true;
 }

@@ -8,6 +8,7 @@ import {
 } from '@perimeter/contracts';
 import { decryptSecret, encryptSecret, randomToken } from '../../lib/crypto.ts';
 import { badRequest, notFound } from '../../lib/errors.ts';
+import { checkedAddress, RefusedAddressError, userFetchPolicy } from '../../lib/guarded-request.ts';
 import type { AppContext } from '../../server/context.ts';
 import * as repo from './notifications-repo.ts';
 import { postWebhook } from './notifications-send.ts';
@@ -33,9 +34,21 @@ function toWebhook(row: repo.WebhookRow, last?: repo.DeliveryRow): TWebhook {
   };
 }
 
+/** A URL naming a refused address outright is refused at once; names are checked at each delivery. */
+async function refuseLiteralAddress(ctx: AppContext, url: string) {
+  const parsed = new URL(url);
+  try {
+    await checkedAddress(parsed, userFetchPolicy(ctx.config.env), async () => []);
+  } catch (err) {
+    if (err instanceof RefusedAddressError)
+      throw badRequest(`The webhook address is refused: ${err.message}.`, { url: [err.message] });
+  }
+}
+
 export async function createWebhook(ctx: AppContext, userId: string, body: TCreateWebhookBody) {
   if ((await repo.countWebhooks(ctx.db, userId)) >= MAX_WEBHOOKS)
     throw badRequest(`At most ${MAX_WEBHOOKS} webhooks per account.`);
+  await refuseLiteralAddress(ctx, body.url);
   const secret = `whsec_${randomToken(24)}`;
   const row = await repo.insertWebhook(ctx.db, {
     userId,
@@ -93,7 +106,7 @@ export async function deliver(ctx: AppContext, deliveryId: string) {
     secret,
     body,
     { 'x-perimeter-event': delivery.event, 'x-perimeter-delivery': delivery.id },
-    { allowPrivate: ctx.config.env.PERIMETER_ALLOW_PRIVATE_TARGETS },
+    { policy: userFetchPolicy(ctx.config.env) },
   );
   await repo.updateDelivery(ctx.db, delivery.id, {
     attempts: delivery.attempts + 1,

@@ -8,6 +8,7 @@ import type {
 } from '@perimeter/contracts';
 import { REPORT_NOTICES, SEVERITIES } from '@perimeter/contracts';
 import { cveIntelOf, fixFirstOrder } from '../intel/intel-fns.ts';
+import { maskPassword as maskLeakedPassword } from '@perimeter/engine';
 import type { EdRow, EsRow, LcRow, ScanRow, ScopeRow, Seen, TargetRow } from './reports-repo.ts';
 import { REPORT_TEXTS, type ReportTexts } from './reports-texts.ts';
 
@@ -282,8 +283,7 @@ export function buildReport(input: ReportInput): TReport {
 /** Stored passwords are masked already; this keeps it so even if a clear value slipped through. */
 export function maskPassword(p: string): string {
   if (p.includes('*') || p.length === 0) return p;
-  if (p.length <= 4) return '*'.repeat(p.length);
-  return `${p.slice(0, 2)}${'*'.repeat(Math.max(4, p.length - 4))}${p.slice(-2)}`;
+  return maskLeakedPassword(p);
 }
 
 export const TRIAL_CVE_ROWS = 5;

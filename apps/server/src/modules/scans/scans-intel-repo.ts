@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import {
   type LeakCipher,
   type LeakRecord,
@@ -9,7 +8,7 @@ import {
   type VulnStore,
 } from '@perimeter/engine';
 import { eq, inArray, sql } from 'drizzle-orm';
-import type { DbOrTx } from '../../db/client.ts';
+import type { Db, DbOrTx } from '../../db/client.ts';
 import { leakRecords, vulnProducts, vulnRecords } from '../../db/schema/index.ts';
 
 function productKeys(record: VulnRecord): string[] {
@@ -117,8 +116,6 @@ export interface LeakEntry {
 }
 
 const EMAIL = /^[^\s@:,;]+@[A-Za-z0-9.-]+\.[A-Za-z0-9-]+$/;
-const digestOf = (password: string) =>
-  createHash('sha256').update(password, 'utf8').digest('hex').slice(0, 16);
 
 /** Adds leak entries (passwords encrypted); the same e-mail, password and date merge their sources. */
 export async function addLeaks(
@@ -134,7 +131,7 @@ export async function addLeaks(
       skipped++;
       continue;
     }
-    const digest = e.password ? digestOf(e.password) : '';
+    const digest = e.password ? cipher.digest(e.password) : '';
     const leakDate = e.leakDate ?? '';
     const key = `${email}|${digest}|${leakDate}`;
     const prev = rows.get(key);
@@ -248,4 +245,50 @@ export function parseLeakFile(text: string, fileName: string): LeakEntry[] {
     const m = /^([^\s:;]+@[^\s:;]+)[:;](.*)$/.exec(line.trim());
     return m ? [{ email: m[1] as string, password: m[2] as string, sources: [fileName] }] : [];
   });
+}
+
+/**
+ * Migration 0012 replaced the old unsalted digests with `legacy:<id>`; this re-keys them with the
+ * deployment key (decrypting each password) so re-imports deduplicate again. A row whose new
+ * digest already exists merges its sources into that row. Returns how many rows it touched.
+ */
+export async function rekeyLegacyLeakDigests(db: Db, cipher: LeakCipher): Promise<number> {
+  let done = 0;
+  for (;;) {
+    const rows = await db
+      .select()
+      .from(leakRecords)
+      .where(sql`${leakRecords.digest} like 'legacy:%'`)
+      .limit(500);
+    if (rows.length === 0) return done;
+    for (const row of rows) {
+      await db.transaction(async (tx) => {
+        // Another process starting at the same time may have re-keyed it already.
+        const [still] = await tx
+          .select({ id: leakRecords.id })
+          .from(leakRecords)
+          .where(sql`${leakRecords.id} = ${row.id} and ${leakRecords.digest} like 'legacy:%'`)
+          .for('update');
+        if (!still) return;
+        const digest = row.passwordEncrypted ? cipher.digest(cipher.decrypt(row.passwordEncrypted)) : '';
+        const [twin] = await tx
+          .select({ id: leakRecords.id, sources: leakRecords.sources })
+          .from(leakRecords)
+          .where(
+            sql`${leakRecords.id} <> ${row.id} and ${leakRecords.email} = ${row.email} and ${leakRecords.digest} = ${digest} and ${leakRecords.leakDate} = ${row.leakDate}`,
+          )
+          .for('update');
+        if (twin) {
+          await tx
+            .update(leakRecords)
+            .set({ sources: [...new Set([...twin.sources, ...row.sources])].sort() })
+            .where(eq(leakRecords.id, twin.id));
+          await tx.delete(leakRecords).where(eq(leakRecords.id, row.id));
+        } else {
+          await tx.update(leakRecords).set({ digest }).where(eq(leakRecords.id, row.id));
+        }
+      });
+      done += 1;
+    }
+  }
 }

@@ -19,6 +19,7 @@ import type { DbOrTx } from '../../db/client.ts';
 import { randomToken } from '../../lib/crypto.ts';
 import { badRequest, conflict, forbidden, notFound } from '../../lib/errors.ts';
 import type { AppContext } from '../../server/context.ts';
+import { enforceLimit } from '../limits/limits-service.ts';
 import {
   describePeriodicity,
   limitsOf,
@@ -316,6 +317,8 @@ export async function getVerificationTxt(
   };
 }
 
+const HOUR = 3_600_000;
+
 export async function checkVerification(
   ctx: AppContext,
   userId: string,
@@ -323,6 +326,23 @@ export async function checkVerification(
 ): Promise<TVerificationResult> {
   const row = await ownTarget(ctx, userId, ref);
   if (row.disabled) throw conflict('This target is disabled.');
+  // Each check contacts the address the user named: limited per user and per checked value, so
+  // it cannot serve as a free port probe of any public address.
+  const env = ctx.config.env;
+  await enforceLimit(
+    ctx,
+    `verify:user:${userId}`,
+    env.VERIFY_CHECKS_PER_USER_PER_HOUR,
+    HOUR,
+    'ownership checks',
+  );
+  await enforceLimit(
+    ctx,
+    `verify:target:${row.targetType}:${row.value}`,
+    env.VERIFY_CHECKS_PER_TARGET_PER_HOUR,
+    HOUR,
+    'ownership checks of this target',
+  );
   // The network check happens outside any transaction.
   const proof = await checkOwnershipProof(ctx.config.env, row);
   const updated = await repo.recordVerification(ctx.db, row.id, proof.verified, proof.detail);

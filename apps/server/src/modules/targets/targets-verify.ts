@@ -1,8 +1,7 @@
-import http from 'node:http';
-import https from 'node:https';
 import type { TTargetType } from '@perimeter/contracts';
-import { DnsResolver, txtValues } from '@perimeter/engine';
+import { DnsResolver, type ScopePolicy, txtValues } from '@perimeter/engine';
 import type { TEnv } from '../../lib/config/index.ts';
+import { guardedRequest, userFetchPolicy } from '../../lib/guarded-request.ts';
 import { verificationFileUrls, verificationRecordNames, verificationValue } from './targets-fns.ts';
 
 export interface ProofResult {
@@ -27,7 +26,7 @@ export async function checkOwnershipProof(
 ): Promise<ProofResult> {
   const type = target.targetType as TTargetType;
   const expected = verificationValue(target.verificationToken);
-  if (type === 'peer') return checkFile(target.value, expected);
+  if (type === 'peer') return checkFile(target.value, expected, userFetchPolicy(env));
   const names = verificationRecordNames(type, target.value);
   const resolver = new DnsResolver({ servers: dnsServers(env), timeoutMs: 2000, retries: 1 });
   const problems: string[] = [];
@@ -56,12 +55,12 @@ export async function checkOwnershipProof(
   };
 }
 
-async function checkFile(address: string, expected: string): Promise<ProofResult> {
+async function checkFile(address: string, expected: string, policy: ScopePolicy): Promise<ProofResult> {
   const problems: string[] = [];
   let answered = false;
   for (const url of verificationFileUrls(address)) {
     try {
-      const body = await fetchSmall(url).catch((err: Error) => {
+      const body = await fetchSmall(url, policy).catch((err: Error) => {
         if (/^HTTP \d+$/.test(err.message)) answered = true;
         throw err;
       });
@@ -80,26 +79,13 @@ async function checkFile(address: string, expected: string): Promise<ProofResult
   };
 }
 
-/** GET without redirects, 5 s, at most 4 KiB; the certificate is not checked (the file is the proof). */
-function fetchSmall(url: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const lib = url.startsWith('https:') ? https : http;
-    const req = lib.get(url, { timeout: 5000, rejectUnauthorized: false }, (res) => {
-      if (res.statusCode !== 200) {
-        res.resume();
-        reject(new Error(`HTTP ${res.statusCode}`));
-        return;
-      }
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        body += chunk;
-        if (body.length > 4096) req.destroy(new Error('file too large'));
-      });
-      res.on('end', () => resolve(body));
-      res.on('error', reject);
-    });
-    req.on('timeout', () => req.destroy(new Error('timed out')));
-    req.on('error', reject);
-  });
+/** GET through the guarded request: scope policy, no redirects, 5 s, at most 4 KiB. */
+async function fetchSmall(url: string, policy: ScopePolicy): Promise<string> {
+  const res = await guardedRequest(
+    url,
+    { method: 'GET', timeoutMs: 5000, maxBytes: 4096, rejectUnauthorized: false },
+    policy,
+  );
+  if (res.statusCode !== 200) throw new Error(`HTTP ${res.statusCode}`);
+  return res.body;
 }

@@ -1,11 +1,15 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { unauthenticated } from '../../lib/errors.ts';
+import { AppError, unauthenticated } from '../../lib/errors.ts';
 import { type AccessClaims, verifyAccessToken } from '../../modules/auth/auth-fns.ts';
-import { isRefreshFamilyLive } from '../../modules/auth/auth-repo.ts';
+import { sessionState } from '../../modules/auth/auth-repo.ts';
 import type { AppContext } from '../context.ts';
 
 declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Open to a signed-in user whose e-mail address is not verified yet (profile and onboarding). */
+    onboarding?: boolean;
+  }
   interface FastifyRequest {
     auth: AccessClaims | null;
   }
@@ -28,9 +32,18 @@ export const authPlugin = fp(async (app: FastifyInstance, { ctx }: { ctx: AppCon
     const match = /^Bearer ([A-Za-z0-9_.-]{10,4096})$/.exec(header);
     if (!match) throw unauthenticated();
     const claims = await verifyAccessToken(match[1]!, ctx.config.secrets.jwtSecret);
+    if (!claims) throw unauthenticated('Your session has expired. Sign in again.');
+    const session = await sessionState(ctx.db, claims.userId, claims.familyId);
     // A signed-out or revoked session ends its access tokens at once, not when they expire.
-    if (!claims || !(await isRefreshFamilyLive(ctx.db, claims.familyId))) {
-      throw unauthenticated('Your session has expired. Sign in again.');
+    if (!session.live) throw unauthenticated('Your session has expired. Sign in again.');
+    // The onboarding gate holds on the server too: until the address is confirmed, an account
+    // reads its profile and finishes onboarding, nothing else.
+    if (!session.emailVerified && request.routeOptions.config.onboarding !== true) {
+      throw new AppError(
+        403,
+        'forbidden',
+        'Confirm your e-mail address first: open the link we sent you (or ask for a new one), then try again.',
+      );
     }
     request.auth = claims;
   });
