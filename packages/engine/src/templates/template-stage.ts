@@ -146,6 +146,23 @@ export async function* runTemplateStage(
   }
 }
 
+/** The host a template input names: `http://h:8080/` → `h`, `h:443` → `h`, `[::1]:80` → `::1`. */
+export function scopeOfInput(input: string): string {
+  const rest = input.replace(/^[a-z][a-z0-9+.-]*:\/\//i, '');
+  const authority = rest.split(/[/?#]/, 1)[0] ?? rest;
+  const host = authority.startsWith('[')
+    ? authority.slice(1, authority.indexOf(']'))
+    : authority.replace(/:\d+$/, '');
+  return host.toLowerCase();
+}
+
+/** One reason line for a failed template run: its last error, addresses and ports left out. */
+function errorReason(errors: string[]): string {
+  const last = errors[errors.length - 1] ?? 'error';
+  const cause = last.slice(last.lastIndexOf(': ') + 2) || last;
+  return `check failed: ${cause.replace(/\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b/g, '<address>')}`;
+}
+
 /** Builds the stage input from the pipeline's inventory. */
 export function templateInputFromContext(ctx: StageContext): TemplateStageInput {
   const inv = ctx.inventory;
@@ -241,11 +258,21 @@ export function createTemplateStage(config: TemplateStageConfig = {}): Stage {
         },
       });
       const result: TemplateStageResult = { summary: scanner.summary };
+      ctx.report.plan(total);
       let lastProgress = 0;
       try {
         for await (const item of scanner.runWithProgress(templateJobs(selected, input))) {
-          if (item.kind === 'finding') yield { type: 'finding', finding: item.finding };
-          else if (item.done === total || Date.now() - lastProgress > 1000) {
+          if (item.kind === 'finding') {
+            yield { type: 'finding', finding: item.finding };
+            continue;
+          }
+          const { job, errors } = item;
+          // A template that errored is not a "no": its earlier findings keep their state.
+          const decided = errors.length === 0;
+          ctx.report.checked(job.template.id, scopeOfInput(job.input), decided);
+          if (decided) ctx.report.done();
+          else ctx.report.skip(errorReason(errors), 1, `${job.template.id} on ${job.input}`);
+          if (item.done === total || Date.now() - lastProgress > 1000) {
             lastProgress = Date.now();
             yield { type: 'progress', stage: 'templates', done: item.done, total };
           }
