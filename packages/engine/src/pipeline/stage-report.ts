@@ -70,7 +70,10 @@ export class StageReport {
     let s = this.skips.get(reason);
     if (!s) {
       // A flood of distinct reasons is folded into one line.
-      if (this.skips.size >= MAX_REASONS) return this.skip('other reasons', units, example);
+      if (this.skips.size >= MAX_REASONS && reason !== 'other reasons') {
+        this.skip('other reasons', units, example);
+        return;
+      }
       s = { reason, count: 0, examples: [] };
       this.skips.set(reason, s);
     }
