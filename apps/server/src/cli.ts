@@ -10,6 +10,7 @@ import { createLogger } from './lib/logger.ts';
 import { assignPlan } from './modules/billing/billing-service.ts';
 import { listRecentMail } from './modules/mail/mail-repo.ts';
 import { cveCommand, leaksCommand } from './modules/scans/scans-intel-service.ts';
+import { TemplateSetError, templatesCommand } from './modules/templates/templates-service.ts';
 import { openRuntime, type Runtime } from './server/runtime.ts';
 
 const USAGE = `Usage: npm run cli -- <command>
@@ -23,6 +24,10 @@ const USAGE = `Usage: npm run cli -- <command>
   cve status                            print how many CVE records are loaded
   leaks import <file> [--source NAME]   load leaked credentials (JSON, CSV with an email column, or email:password lines)
   leaks status                          print how many leak records are loaded
+  templates import <dir|.tar.gz> [--name N] [--version V]
+                                        install a template set (e.g. the nuclei-templates corpus) for every worker
+  templates status                      print the sets: version, hash, loaded/skipped/invalid with reasons
+  templates disable|enable <name|hash>  stop or resume running a set
 `;
 
 type Command = (runtime: Runtime, args: string[]) => Promise<void>;
@@ -30,6 +35,13 @@ type Command = (runtime: Runtime, args: string[]) => Promise<void>;
 const commands: Record<string, Command> = {
   cve: (runtime, args) => cveCommand(runtime.ctx, args),
   leaks: (runtime, args) => leaksCommand(runtime.ctx, args),
+  async templates(runtime, args) {
+    try {
+      await templatesCommand(runtime.ctx, args);
+    } catch (err) {
+      throw err instanceof TemplateSetError ? new UsageError(err.message) : err;
+    }
+  },
   async maintenance(runtime, args) {
     const { positionals, values } = parseArgs({
       args,

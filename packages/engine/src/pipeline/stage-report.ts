@@ -23,6 +23,7 @@ const MAX_REASONS = 50;
 export class ScanCoverage {
   // stage → check → scope → decided (a false never turns back to true)
   private readonly stages = new Map<string, Map<string, Map<string, boolean>>>();
+  private readonly scopes = new Map<string, Set<string>>();
 
   record(stage: string, check: string, scope: string, decided: boolean): void {
     const checks = this.stages.get(stage) ?? new Map<string, Map<string, boolean>>();
@@ -31,11 +32,19 @@ export class ScanCoverage {
     checks.set(check, scopes);
     const key = scope.toLowerCase();
     if (scopes.get(key) !== false) scopes.set(key, decided);
+    const seen = this.scopes.get(stage) ?? new Set<string>();
+    this.scopes.set(stage, seen);
+    seen.add(key);
   }
 
   /** True when `check` ran against `scope` and every run of it came back with an answer. */
   isDecided(stage: string, check: string, scope: string): boolean {
     return this.stages.get(stage)?.get(check)?.get(scope.toLowerCase()) === true;
+  }
+
+  /** True when any check of the stage ran (or tried to run) against `scope`. */
+  covers(stage: string, scope: string): boolean {
+    return this.scopes.get(stage)?.has(scope.toLowerCase()) === true;
   }
 
   /** True when the stage recorded checks at all (it tracks coverage per check). */

@@ -13,6 +13,7 @@ import {
   type TemplateScanOptions,
   type TemplateScanSummary,
 } from './template-scanner.js';
+import { DEFAULT_EXCLUDED_TAGS, selectTemplates, type TemplateSelection } from './template-selection.js';
 import type { CompiledTemplate } from './template-types.js';
 
 /** The built-in pack shipped with the engine (packages/engine/templates). */
@@ -33,12 +34,8 @@ export interface TemplateStageInput {
   services: string[];
 }
 
-export interface TemplateStageOptions extends Omit<TemplateScanOptions, 'executors'> {
+export interface TemplateStageOptions extends Omit<TemplateScanOptions, 'executors'>, TemplateSelection {
   templates: CompiledTemplate[];
-  /** Only templates whose tags intersect (when given). */
-  tags?: string[];
-  /** Templates whose severity is in this list (when given). */
-  severities?: string[];
 }
 
 export interface TemplateStageResult {
@@ -101,16 +98,7 @@ export function* templateJobs(
   }
 }
 
-export function selectTemplates(
-  templates: CompiledTemplate[],
-  options: { tags?: string[]; severities?: string[] },
-): CompiledTemplate[] {
-  return templates.filter(
-    (t) =>
-      (!options.tags?.length || t.info.tags.some((tag) => options.tags?.includes(tag))) &&
-      (!options.severities?.length || options.severities.includes(t.info.severity)),
-  );
-}
+export { selectTemplates };
 
 /**
  * The exploit_scanner stage as a plain async generator: runs the templates against what
@@ -131,10 +119,12 @@ export async function* runTemplateStage(
     },
   },
 ): AsyncGenerator<TemplateFinding> {
-  const { templates, tags, severities, ...scanOptions } = options;
+  const { templates, tags, severities, excludeTags, excludeFiles, ...scanOptions } = options;
   const selected = selectTemplates(templates, {
     ...(tags ? { tags } : {}),
     ...(severities ? { severities } : {}),
+    ...(excludeTags ? { excludeTags } : {}),
+    ...(excludeFiles ? { excludeFiles } : {}),
   });
   const scanner = new TemplateScanner(defaultExecutors, scanOptions);
   try {
@@ -243,9 +233,19 @@ export function createTemplateStage(config: TemplateStageConfig = {}): Stage {
       const resolve = (host: string): string | undefined =>
         net.isIP(host) ? host : inv.addressesOf(host)?.[0];
       const dnsServers: DnsServer[] = ctx.resolver.servers.map((s) => ({ host: s.host, port: s.port }));
-      const selected = selectTemplates(loaded.templates, options);
+      // nuclei's defaults: tags such as dos and fuzz run only when asked for.
+      const selected = selectTemplates(loaded.templates, {
+        ...options,
+        excludeTags: options.excludeTags ?? [...DEFAULT_EXCLUDED_TAGS],
+      });
       const total = countJobs(selected, input);
-      const { tags: _tags, severities: _severities, ...scanOptions } = options;
+      const {
+        tags: _tags,
+        severities: _severities,
+        excludeTags: _excludeTags,
+        excludeFiles: _excludeFiles,
+        ...scanOptions
+      } = options;
       const scanner = new TemplateScanner(defaultExecutors, {
         ...scanOptions,
         signal: ctx.signal,
