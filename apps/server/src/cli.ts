@@ -13,6 +13,7 @@ import { intelCommand } from './modules/intel/intel-service.ts';
 import { listRecentMail, replaceMailBody } from './modules/mail/mail-repo.ts';
 import { redactedBody } from './modules/mail/mail-service.ts';
 import { cveCommand, leaksCommand } from './modules/scans/scans-intel-service.ts';
+import { TemplateSetError, templatesCommand } from './modules/templates/templates-service.ts';
 import { openRuntime, type Runtime } from './server/runtime.ts';
 
 const USAGE = `Usage: npm run cli -- <command>
@@ -29,6 +30,10 @@ const USAGE = `Usage: npm run cli -- <command>
   intel export <file>                   write the CVE database, KEV and EPSS to one file \`cve import\` loads
   leaks import <file> [--source NAME]   load leaked credentials (JSON, CSV with an email column, or email:password lines)
   leaks status                          print how many leak records are loaded
+  templates import <dir|.tar.gz> [--name N] [--version V]
+                                        install a template set (e.g. the nuclei-templates corpus) for every worker
+  templates status                      print the sets: version, hash, loaded/skipped/invalid with reasons
+  templates disable|enable <name|hash>  stop or resume running a set
 `;
 
 type Command = (runtime: Runtime, args: string[]) => Promise<void>;
@@ -37,6 +42,13 @@ const commands: Record<string, Command> = {
   cve: (runtime, args) => cveCommand(runtime.ctx, args),
   intel: (runtime, args) => intelCommand(runtime.ctx, args, (cron) => nextCronRun(cron)),
   leaks: (runtime, args) => leaksCommand(runtime.ctx, args),
+  async templates(runtime, args) {
+    try {
+      await templatesCommand(runtime.ctx, args);
+    } catch (err) {
+      throw err instanceof TemplateSetError ? new UsageError(err.message) : err;
+    }
+  },
   async maintenance(runtime, args) {
     const { positionals, values } = parseArgs({
       args,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { repeated, ZQueryBool, ZSeverityCounts, ZTargetType, ZUserTargetId } from './targets.ts';
+import { repeated, ZQueryBool, ZSeverity, ZSeverityCounts, ZTargetType, ZUserTargetId } from './targets.ts';
 
 /** Spec section 4, "Scan statuses". */
 export const SCAN_STATUSES = ['running', 'pending', 'done', 'created', 'canceled'] as const;
@@ -30,9 +30,32 @@ export const ZScanType = z.enum(SCAN_TYPES);
 
 export const ZScanId = z.uuid('Not a valid scan id.');
 
+const ZTemplateTag = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, 'A tag is letters, digits, dots, dashes or underscores.');
+
+/**
+ * Which templates a scan runs (exploit_scanner), like nuclei's `-severity`, `-tags`, `-etags`.
+ * By default every severity, every tag, minus the tags excluded by default (`dos`, `fuzz`, and
+ * the installed set's own ignore list); `include_tags` brings excluded ones back.
+ */
+export const ZTemplateSelection = z.strictObject({
+  severities: z.array(ZSeverity).max(6).optional(),
+  /** Only templates with at least one of these tags. */
+  tags: z.array(ZTemplateTag).max(50).optional(),
+  /** Also leave out templates with these tags. */
+  exclude_tags: z.array(ZTemplateTag).max(50).optional(),
+  /** Run templates with these tags even when excluded by default (e.g. `fuzz`). */
+  include_tags: z.array(ZTemplateTag).max(50).optional(),
+});
+export type TTemplateSelection = z.infer<typeof ZTemplateSelection>;
+
 export const ZScanConfig = z.strictObject({
   classes: z.array(ZScanClass).max(3).default([]),
   subclasses: z.array(ZScanSubclass).max(3).default([]),
+  templates: ZTemplateSelection.optional(),
 });
 export type TScanConfig = z.infer<typeof ZScanConfig>;
 
@@ -50,6 +73,32 @@ export type TCreateScanBody = z.infer<typeof ZCreateScanBody>;
 
 export const ZScanIdBody = z.strictObject({ id: ZScanId });
 
+/** A stage that ended early or left work undone (honest completion). */
+export const ZStagePartial = z.object({
+  stage: z.string(),
+  /** done (ran to its end but skipped work) | timeout (time limit) | stalled (watchdog) | failed */
+  status: z.string(),
+  reason: z.string().nullable(),
+  /** Units of work planned and run to an answer, when the stage counts them. */
+  planned: z.number().int().nullable(),
+  ran: z.number().int().nullable(),
+  skipped: z.array(z.object({ reason: z.string(), count: z.number().int(), examples: z.array(z.string()) })),
+});
+export type TStagePartial = z.infer<typeof ZStagePartial>;
+
+/** Set when the scan ended `done` without everything planned having run: what was skipped and why. */
+export const ZScanPartial = z.object({ stages: z.array(ZStagePartial) });
+export type TScanPartial = z.infer<typeof ZScanPartial>;
+
+/** A template set a scan ran: its name, the source's own version and the content hash. */
+export const ZScanTemplateSet = z.object({
+  name: z.string(),
+  version: z.string().nullable(),
+  hash: z.string(),
+  templates: z.number().int(),
+});
+export type TScanTemplateSet = z.infer<typeof ZScanTemplateSet>;
+
 export const ZScanProgress = z.object({
   id: z.string(),
   status: ZScanStatus,
@@ -65,6 +114,8 @@ export const ZScanProgress = z.object({
   updated_at: z.string(),
   /** Why the scan ended early (cancelled, ownership proof missing, engine error). */
   message: z.string().nullable(),
+  /** Not null when a stage ended early or skipped work: the scan is partial. */
+  partial: ZScanPartial.nullable(),
 });
 export type TScanProgress = z.infer<typeof ZScanProgress>;
 
@@ -75,13 +126,21 @@ export const ZScan = z.object({
   targets: z.array(z.object({ user_target_id: z.string(), target: z.string(), target_type: ZTargetType })),
   scan_type: ZScanType,
   custom_scan_config: z.boolean(),
-  config: z.object({ classes: z.array(ZScanClass), subclasses: z.array(ZScanSubclass) }),
+  config: z.object({
+    classes: z.array(ZScanClass),
+    subclasses: z.array(ZScanSubclass),
+    templates: ZTemplateSelection.optional(),
+  }),
   created_at: z.string(),
   started_at: z.string().nullable(),
   finished_at: z.string().nullable(),
   stage: z.string().nullable(),
   percent: z.number().int(),
   message: z.string().nullable(),
+  /** Not null when a stage ended early or skipped work: the scan is partial. */
+  partial: ZScanPartial.nullable(),
+  /** The template sets the scan ran (empty until it ran its templates). */
+  template_sets: z.array(ZScanTemplateSet),
   /** Findings seen by this scan, by severity. */
   severity_counts: ZSeverityCounts,
 });

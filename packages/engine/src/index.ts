@@ -31,7 +31,7 @@ export {
 } from './fingerprint/fingerprint-loader.js';
 export type * from './pipeline/events.js';
 export { type HttpEndpoint, Inventory } from './pipeline/inventory.js';
-export { resourceStages, type ScanOptions, scan, selectStages } from './pipeline/scan.js';
+export { partialText, resourceStages, type ScanOptions, scan, selectStages } from './pipeline/scan.js';
 export {
   SCAN_CLASSES,
   SCAN_SUBCLASSES,
@@ -41,6 +41,7 @@ export {
   SUBCLASS_CLASS,
 } from './pipeline/scan-config.js';
 export type { Stage, StageContext } from './pipeline/stage.js';
+export { ScanCoverage, StageReport } from './pipeline/stage-report.js';
 export { scanTcpPorts } from './ports/connect-scanner.js';
 export { isNmapAvailable, parseNmapXml, runNmap } from './ports/nmap-adapter.js';
 export { parsePorts, TOP_100_PORTS, TOP_1000_PORTS } from './ports/port-lists.js';

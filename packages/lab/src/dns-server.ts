@@ -19,6 +19,10 @@ export interface LabDnsServer {
   setTxt(name: string, values: string[]): void;
   /** Removes the extra TXT records published at `name`. */
   removeTxt(name: string): void;
+  /** Replaces the zone's own TXT records at `name` (null: the zone's own again). */
+  replaceTxt(name: string, values: string[] | null): void;
+  /** Queries for `name` get no answer at all (a resolver timing out); false: answered again. */
+  silence(name: string, silent: boolean): void;
   close(): Promise<void>;
 }
 
@@ -96,6 +100,8 @@ function buildRecords(opts: LabDnsOptions): Map<string, StoredAnswer[]> {
 export async function startLabDns(opts: LabDnsOptions): Promise<LabDnsServer> {
   const records = buildRecords(opts);
   const txtOverrides = new Map<string, string[]>();
+  const txtReplaced = new Map<string, string[]>();
+  const silenced = new Set<string>();
   const zones = opts.zones.map((z) => ({ ...z, name: lower(z.name) }));
 
   const zoneOf = (name: string) =>
@@ -104,7 +110,14 @@ export async function startLabDns(opts: LabDnsOptions): Promise<LabDnsServer> {
       .sort((a, b) => b.name.length - a.name.length)[0];
 
   const lookupName = (name: string): StoredAnswer[] | undefined => {
-    const own = records.get(name);
+    const replaced = txtReplaced.get(name);
+    const zoneOwn = records.get(name);
+    const own = replaced
+      ? [
+          ...(zoneOwn ?? []).filter((a) => a.type !== 'TXT'),
+          ...replaced.map((v): StoredAnswer => ({ type: 'TXT', name, ttl: TTL, data: v })),
+        ]
+      : zoneOwn;
     const txt = txtOverrides.get(name);
     if (own || txt) {
       // Extra TXT values are separate records beside the zone's own (SPF stays).
@@ -191,6 +204,7 @@ export async function startLabDns(opts: LabDnsOptions): Promise<LabDnsServer> {
       }
       const q = query.questions?.[0];
       if (q?.type === 'AXFR') return; // AXFR is TCP only
+      if (q && silenced.has(lower(q.name))) return;
       for (const p of respond(query)) udp.send(dnsPacket.encode(p), rinfo.port, rinfo.address);
     });
     return udp;
@@ -207,7 +221,10 @@ export async function startLabDns(opts: LabDnsOptions): Promise<LabDnsServer> {
         const msg = buf.subarray(0, len + 2);
         buf = buf.subarray(len + 2);
         try {
-          for (const p of respond(dnsPacket.streamDecode(msg))) socket.write(dnsPacket.streamEncode(p));
+          const query = dnsPacket.streamDecode(msg);
+          const q = query.questions?.[0];
+          if (q && silenced.has(lower(q.name))) continue;
+          for (const p of respond(query)) socket.write(dnsPacket.streamEncode(p));
         } catch {
           socket.destroy();
         }
@@ -255,6 +272,14 @@ export async function startLabDns(opts: LabDnsOptions): Promise<LabDnsServer> {
     },
     removeTxt(name) {
       txtOverrides.delete(lower(name));
+    },
+    replaceTxt(name, values) {
+      if (values) txtReplaced.set(lower(name), values);
+      else txtReplaced.delete(lower(name));
+    },
+    silence(name, silent) {
+      if (silent) silenced.add(lower(name));
+      else silenced.delete(lower(name));
     },
     async close() {
       await Promise.all([

@@ -49,6 +49,10 @@ export interface Lab {
   address(octet: number): string;
   setTxt(name: string, values: string[]): void;
   removeTxt(name: string): void;
+  /** Replaces the zone's own TXT records at `name` (null: back to the zone's own). */
+  replaceTxt(name: string, values: string[] | null): void;
+  /** Drops every DNS query for `name` unanswered (a check that times out); false: answers again. */
+  silenceDns(name: string, silent: boolean): void;
   /** Turns a planted issue off (or back on) at run time. Throws for ids that cannot be toggled. */
   setPlanted(id: string, enabled: boolean): void;
   isPlanted(id: string): boolean;
@@ -175,6 +179,8 @@ export async function startLab(options: StartLabOptions = {}): Promise<Lab> {
     address,
     setTxt: (name, values) => dns.setTxt(name, values),
     removeTxt: (name) => dns.removeTxt(name),
+    replaceTxt: (name, values) => dns.replaceTxt(name, values),
+    silenceDns: (name, silent) => dns.silence(name, silent),
     setPlanted(id, enabled) {
       if (!PLANTED_IDS.includes(id)) throw new Error(`unknown planted issue ${id}`);
       if (!REMOVABLE_PLANTED_IDS.includes(id))

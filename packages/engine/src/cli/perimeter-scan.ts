@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { createFindingStages } from '../findings/finding-stages.js';
 import { LocalLeakIndex } from '../leaks/local-leak-index.js';
-import type { Asset, ScanEvent } from '../pipeline/events.js';
-import { scan } from '../pipeline/scan.js';
+import type { Asset, ScanEvent, ScanSummary } from '../pipeline/events.js';
+import { partialText, scan } from '../pipeline/scan.js';
 import type { ScanConfig } from '../pipeline/scan-config.js';
 
 const USAGE = `usage: perimeter-scan <target...> [options]
@@ -23,7 +23,10 @@ const USAGE = `usage: perimeter-scan <target...> [options]
   --cve-feed FILE        NVD 1.1 / NVD 2.0 / retire.js feed for CVE matching (repeatable; .json or .gz)
   --leaks FILE           leak corpus (email:password lines or CSV) for the leak lookup
   --json                 JSON lines on stdout (default: a table at the end)
-  -h, --help`;
+  -h, --help
+
+Exit status: 0 done, 3 partial (a stage was ended by its time limit or watchdog, or skipped
+work — the summary says what and why), 1 error, 2 usage, 130 cancelled.`;
 
 function describe(a: Asset): [string, string] {
   switch (a.kind) {
@@ -129,12 +132,17 @@ export async function main(argv: string[]): Promise<number> {
   process.once('SIGINT', onSigint);
   const assets: Asset[] = [];
   const isTty = process.stderr.isTTY;
+  let partial = false;
   try {
     for await (const event of scan(parsed.positionals, config, { signal: ac.signal })) {
       if (v.json) process.stdout.write(`${JSON.stringify(event)}\n`);
       printProgress(event, isTty);
       if (event.type === 'asset') assets.push(event.asset);
-      if (event.type === 'summary' && !v.json) printTable(assets, event);
+      if (event.type === 'summary') {
+        partial = event.summary.partial;
+        if (!v.json) printTable(assets, event);
+        if (partial) process.stderr.write(`PARTIAL: ${partialLines(event.summary).join('; ')}\n`);
+      }
     }
   } catch (e) {
     process.stderr.write(`error: ${(e as Error).message}\n`);
@@ -142,7 +150,11 @@ export async function main(argv: string[]): Promise<number> {
   } finally {
     process.off('SIGINT', onSigint);
   }
-  return ac.signal.aborted ? 130 : 0;
+  return ac.signal.aborted ? 130 : partial ? 3 : 0;
+}
+
+function partialLines(s: ScanSummary): string[] {
+  return s.stages.filter((st) => st.partial).map((st) => `${st.name}: ${partialText(st)}`);
 }
 
 /** The leak corpus is imported into an index encrypted with a key that lives only in this process. */
@@ -175,12 +187,13 @@ function printTable(assets: Asset[], summary: Extract<ScanEvent, { type: 'summar
       out.push(`  ${k.padEnd(width)}  ${val}`);
   }
   const s = summary.summary;
-  out.push(`\n${s.aborted ? 'cancelled' : 'done'} in ${(s.durationMs / 1000).toFixed(1)} s`);
+  out.push(
+    `\n${s.aborted ? 'cancelled' : s.partial ? 'PARTIAL' : 'done'} in ${(s.durationMs / 1000).toFixed(1)} s`,
+  );
   for (const h of s.skippedHosts) out.push(`  skipped ${h.host}: ${h.reason}`);
   for (const r of s.refused)
     out.push(`  refused ${r.address}${r.host ? ` (${r.host})` : ''} via ${r.via}: ${r.reason}`);
   for (const st of s.stages)
-    if (st.status !== 'done')
-      out.push(`  stage ${st.name}: ${st.status}${st.reason ? ` (${st.reason})` : ''}`);
+    if (st.partial || st.status !== 'done') out.push(`  stage ${st.name}: ${partialText(st) || st.status}`);
   process.stdout.write(`${out.join('\n')}\n`);
 }

@@ -43,6 +43,13 @@ export {
   validateTemplates,
 } from '../templates/index.js';
 export {
+  DEFAULT_EXCLUDED_TAGS,
+  type IgnoreList,
+  readIgnoreList,
+  selectTemplates,
+  type TemplateSelection,
+} from '../templates/template-selection.js';
+export {
   BUILTIN_TEMPLATES_DIR,
   createTemplateStage,
   runTemplateStage,

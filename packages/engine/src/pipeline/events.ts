@@ -1,5 +1,6 @@
 import type { Finding } from '../findings/types.js';
 import type { TlsCertificateInfo } from '../probe/tls-info.js';
+import type { StageSkip } from './stage-report.js';
 
 export interface SubdomainAsset {
   kind: 'subdomain';
@@ -87,18 +88,33 @@ export interface SkippedHost {
   reason: string;
 }
 
+export type { StageSkip };
+
+/** How one stage ended and what of its work was done. */
+export interface StageOutcome {
+  name: string;
+  /** `timeout`: its time limit ended it; `stalled`: the watchdog did (no progress). */
+  status: 'done' | 'failed' | 'timeout' | 'stalled' | 'aborted' | 'skipped';
+  durationMs: number;
+  reason?: string;
+  /** Units of work planned and run to an answer, when the stage counts them. */
+  planned?: number;
+  ran?: number;
+  /** Work not done, by reason (errors, time-outs, work left when the stage was ended). */
+  skipped: StageSkip[];
+  /** The stage ended early or left work undone: the scan is partial. */
+  partial: boolean;
+}
+
 export interface ScanSummary {
   startedAt: string;
   finishedAt: string;
   durationMs: number;
   aborted: boolean;
+  /** Some stage ended early or skipped work: "done" would overstate what ran. */
+  partial: boolean;
   counts: Record<AssetKind, number> & { findings: number };
-  stages: {
-    name: string;
-    status: 'done' | 'failed' | 'timeout' | 'stalled' | 'aborted' | 'skipped';
-    durationMs: number;
-    reason?: string;
-  }[];
+  stages: StageOutcome[];
   /** Hosts that were resolved but answered on no scanned port, and hosts refused by scope. */
   skippedHosts: SkippedHost[];
   refused: { address: string; host?: string; via: string; reason: string }[];

@@ -12,13 +12,16 @@ import { HttpProber } from '../probe/http-probe.js';
 import { httpStage } from '../probe/http-stage.js';
 import { ScopePolicy } from '../scope/scope-policy.js';
 import { isWithinDomain, parseTarget, type Target, type TargetInput } from '../scope/targets.js';
-import type { AssetKind, ScanEvent, ScanSummary } from './events.js';
+import type { AssetKind, ScanEvent, ScanSummary, StageOutcome } from './events.js';
 import { Inventory } from './inventory.js';
 import { type ScanConfig, SUBCLASS_CLASS } from './scan-config.js';
 import type { Stage, StageContext } from './stage.js';
+import { ScanCoverage, StageReport } from './stage-report.js';
 
 export interface ScanOptions {
   signal?: AbortSignal;
+  /** Filled with which checks ran to an answer against which scopes (for the finding lifecycle). */
+  coverage?: ScanCoverage;
 }
 
 const DEFAULT_STAGE_TIMEOUT = 10 * 60_000;
@@ -55,7 +58,19 @@ function fingerprintEngine(config: ScanConfig): FingerprintEngine {
   return fingerprintCache.engine;
 }
 
-type StageOutcome = ScanSummary['stages'][number];
+/** Fills the outcome's counts from the stage's report and decides whether it is partial. */
+export function settleOutcome(outcome: StageOutcome, report: StageReport): void {
+  const ended = outcome.status === 'timeout' || outcome.status === 'stalled' || outcome.status === 'failed';
+  if (report.planned !== undefined) {
+    outcome.planned = report.planned;
+    outcome.ran = report.ran;
+    const left = report.planned - report.ran - report.skippedUnits;
+    if (left > 0 && outcome.status !== 'aborted')
+      report.skip(ended ? `not run: ${outcome.reason ?? outcome.status}` : 'not run', left);
+  }
+  outcome.skipped = report.skipped;
+  outcome.partial = outcome.status !== 'aborted' && (ended || outcome.skipped.length > 0);
+}
 
 /**
  * Runs one stage: its own signal (scan abort, time limit, watchdog), events passed through,
@@ -63,10 +78,11 @@ type StageOutcome = ScanSummary['stages'][number];
  */
 async function* runStage(
   stage: Stage,
-  base: Omit<StageContext, 'signal'>,
+  base: Omit<StageContext, 'signal' | 'report'>,
   scanSignal: AbortSignal,
   config: ScanConfig,
   outcome: StageOutcome,
+  report: StageReport,
 ): AsyncGenerator<ScanEvent> {
   const started = Date.now();
   const controller = new AbortController();
@@ -75,7 +91,7 @@ async function* runStage(
   const signal = AbortSignal.any([scanSignal, controller.signal]);
   // Many concurrent operations listen to the same signal.
   setMaxListeners(0, signal, controller.signal);
-  const iterator = stage.run({ ...base, signal })[Symbol.asyncIterator]();
+  const iterator = stage.run({ ...base, signal, report })[Symbol.asyncIterator]();
   const stop = onAbort(scanSignal);
   let timer: NodeJS.Timeout | undefined;
   const deadline = started + timeoutMs;
@@ -126,7 +142,28 @@ async function* runStage(
     clearTimeout(timer);
     stop.dispose();
     outcome.durationMs = Date.now() - started;
+    settleOutcome(outcome, report);
   }
+  if (outcome.partial)
+    yield {
+      type: 'log',
+      level: 'warn',
+      stage: stage.name,
+      code: 'stage_partial',
+      message: `stage ${stage.name} is partial: ${partialText(outcome)}`,
+    };
+}
+
+/** `ran 10 of 12; 2 skipped: dns timeout after 4000 ms (2)`. */
+export function partialText(o: StageOutcome): string {
+  const parts: string[] = [];
+  if (o.status !== 'done') parts.push(`${o.status}${o.reason ? ` (${o.reason})` : ''}`);
+  if (o.planned !== undefined) parts.push(`ran ${o.ran ?? 0} of ${o.planned}`);
+  for (const s of o.skipped)
+    parts.push(
+      `${s.count} skipped: ${s.reason}${s.examples.length ? ` (e.g. ${s.examples.join(', ')})` : ''}`,
+    );
+  return parts.join('; ');
 }
 
 /**
@@ -173,7 +210,7 @@ export async function* scan(
     }
     return domains.some((d) => isWithinDomain(host, d));
   };
-  const base: Omit<StageContext, 'signal'> = {
+  const base: Omit<StageContext, 'signal' | 'report'> = {
     targets,
     config,
     policy,
@@ -186,6 +223,7 @@ export async function* scan(
 
   const stages = [...resourceStages(), ...selectStages(config)];
   const outcomes: StageOutcome[] = [];
+  const coverage = options.coverage ?? new ScanCoverage();
   const counts: ScanSummary['counts'] = {
     subdomain: 0,
     ip: 0,
@@ -203,13 +241,20 @@ export async function* scan(
       message: `scanning ${targets.map((t) => (t.type === 'domain' ? t.domain : t.type === 'peer' ? t.address : t.cidr)).join(', ')}`,
     };
     for (const stage of stages) {
-      const outcome: StageOutcome = { name: stage.name, status: 'done', durationMs: 0 };
+      const outcome: StageOutcome = {
+        name: stage.name,
+        status: 'done',
+        durationMs: 0,
+        skipped: [],
+        partial: false,
+      };
       outcomes.push(outcome);
       if (scanSignal.aborted) {
         outcome.status = 'aborted';
         continue;
       }
-      for await (const event of runStage(stage, base, scanSignal, config, outcome)) {
+      const report = new StageReport(stage.name, coverage);
+      for await (const event of runStage(stage, base, scanSignal, config, outcome, report)) {
         if (event.type === 'asset') counts[event.asset.kind as AssetKind]++;
         if (event.type === 'finding') counts.findings++;
         yield event;
@@ -221,6 +266,7 @@ export async function* scan(
       finishedAt: new Date(finished).toISOString(),
       durationMs: finished - started,
       aborted: scanSignal.aborted,
+      partial: !scanSignal.aborted && outcomes.some((o) => o.partial),
       counts,
       stages: outcomes,
       skippedHosts: inventory.skippedHosts,

@@ -6,6 +6,7 @@ import type { Target } from '../scope/targets.js';
 import type { ScanEvent } from './events.js';
 import type { Inventory } from './inventory.js';
 import type { ScanClass, ScanConfig, ScanSubclass } from './scan-config.js';
+import type { StageReport } from './stage-report.js';
 
 /** What every stage sees: the scan's shared services and what discovery found so far. */
 export interface StageContext {
@@ -18,6 +19,8 @@ export interface StageContext {
   readonly inventory: Inventory;
   /** Aborts on cancel, on the stage's time limit, and when the watchdog ends the stage. */
   readonly signal: AbortSignal;
+  /** What this stage planned, ran and skipped (honest completion; see stage-report.ts). */
+  readonly report: StageReport;
   /** True when the name is a target domain or below one, or the address is a target. */
   isInTarget(hostOrAddress: string): boolean;
 }

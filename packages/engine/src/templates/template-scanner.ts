@@ -130,7 +130,10 @@ export class TemplateScanner {
   /** Like `run`, also reporting each finished template × input task (for progress and watchdogs). */
   async *runWithProgress(
     jobs: Iterable<TemplateJob>,
-  ): AsyncGenerator<{ kind: 'finding'; finding: TemplateFinding } | { kind: 'task'; done: number }> {
+  ): AsyncGenerator<
+    | { kind: 'finding'; finding: TemplateFinding }
+    | { kind: 'task'; done: number; job: TemplateJob; errors: string[] }
+  > {
     try {
       yield* mapConcurrent(
         jobs,
@@ -144,7 +147,7 @@ export class TemplateScanner {
           for (const e of r.errors) this.ctx.log('warn', e);
           return [
             ...r.findings.map((finding) => ({ kind: 'finding' as const, finding })),
-            { kind: 'task' as const, done: this.summary.tasks },
+            { kind: 'task' as const, done: this.summary.tasks, job, errors: r.errors },
           ];
         },
         this.ctx.signal,

@@ -13,6 +13,7 @@ import {
   type TemplateScanOptions,
   type TemplateScanSummary,
 } from './template-scanner.js';
+import { DEFAULT_EXCLUDED_TAGS, selectTemplates, type TemplateSelection } from './template-selection.js';
 import type { CompiledTemplate } from './template-types.js';
 
 /** The built-in pack shipped with the engine (packages/engine/templates). */
@@ -33,12 +34,8 @@ export interface TemplateStageInput {
   services: string[];
 }
 
-export interface TemplateStageOptions extends Omit<TemplateScanOptions, 'executors'> {
+export interface TemplateStageOptions extends Omit<TemplateScanOptions, 'executors'>, TemplateSelection {
   templates: CompiledTemplate[];
-  /** Only templates whose tags intersect (when given). */
-  tags?: string[];
-  /** Templates whose severity is in this list (when given). */
-  severities?: string[];
 }
 
 export interface TemplateStageResult {
@@ -101,16 +98,7 @@ export function* templateJobs(
   }
 }
 
-export function selectTemplates(
-  templates: CompiledTemplate[],
-  options: { tags?: string[]; severities?: string[] },
-): CompiledTemplate[] {
-  return templates.filter(
-    (t) =>
-      (!options.tags?.length || t.info.tags.some((tag) => options.tags?.includes(tag))) &&
-      (!options.severities?.length || options.severities.includes(t.info.severity)),
-  );
-}
+export { selectTemplates };
 
 /**
  * The exploit_scanner stage as a plain async generator: runs the templates against what
@@ -131,10 +119,12 @@ export async function* runTemplateStage(
     },
   },
 ): AsyncGenerator<TemplateFinding> {
-  const { templates, tags, severities, ...scanOptions } = options;
+  const { templates, tags, severities, excludeTags, excludeFiles, ...scanOptions } = options;
   const selected = selectTemplates(templates, {
     ...(tags ? { tags } : {}),
     ...(severities ? { severities } : {}),
+    ...(excludeTags ? { excludeTags } : {}),
+    ...(excludeFiles ? { excludeFiles } : {}),
   });
   const scanner = new TemplateScanner(defaultExecutors, scanOptions);
   try {
@@ -144,6 +134,23 @@ export async function* runTemplateStage(
     result.summary = scanner.summary;
     await scanner.close();
   }
+}
+
+/** The host a template input names: `http://h:8080/` → `h`, `h:443` → `h`, `[::1]:80` → `::1`. */
+export function scopeOfInput(input: string): string {
+  const rest = input.replace(/^[a-z][a-z0-9+.-]*:\/\//i, '');
+  const authority = rest.split(/[/?#]/, 1)[0] ?? rest;
+  const host = authority.startsWith('[')
+    ? authority.slice(1, authority.indexOf(']'))
+    : authority.replace(/:\d+$/, '');
+  return host.toLowerCase();
+}
+
+/** One reason line for a failed template run: its last error, addresses and ports left out. */
+function errorReason(errors: string[]): string {
+  const last = errors[errors.length - 1] ?? 'error';
+  const cause = last.slice(last.lastIndexOf(': ') + 2) || last;
+  return `check failed: ${cause.replace(/\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b/g, '<address>')}`;
 }
 
 /** Builds the stage input from the pipeline's inventory. */
@@ -226,9 +233,19 @@ export function createTemplateStage(config: TemplateStageConfig = {}): Stage {
       const resolve = (host: string): string | undefined =>
         net.isIP(host) ? host : inv.addressesOf(host)?.[0];
       const dnsServers: DnsServer[] = ctx.resolver.servers.map((s) => ({ host: s.host, port: s.port }));
-      const selected = selectTemplates(loaded.templates, options);
+      // nuclei's defaults: tags such as dos and fuzz run only when asked for.
+      const selected = selectTemplates(loaded.templates, {
+        ...options,
+        excludeTags: options.excludeTags ?? [...DEFAULT_EXCLUDED_TAGS],
+      });
       const total = countJobs(selected, input);
-      const { tags: _tags, severities: _severities, ...scanOptions } = options;
+      const {
+        tags: _tags,
+        severities: _severities,
+        excludeTags: _excludeTags,
+        excludeFiles: _excludeFiles,
+        ...scanOptions
+      } = options;
       const scanner = new TemplateScanner(defaultExecutors, {
         ...scanOptions,
         signal: ctx.signal,
@@ -241,11 +258,21 @@ export function createTemplateStage(config: TemplateStageConfig = {}): Stage {
         },
       });
       const result: TemplateStageResult = { summary: scanner.summary };
+      ctx.report.plan(total);
       let lastProgress = 0;
       try {
         for await (const item of scanner.runWithProgress(templateJobs(selected, input))) {
-          if (item.kind === 'finding') yield { type: 'finding', finding: item.finding };
-          else if (item.done === total || Date.now() - lastProgress > 1000) {
+          if (item.kind === 'finding') {
+            yield { type: 'finding', finding: item.finding };
+            continue;
+          }
+          const { job, errors } = item;
+          // A template that errored is not a "no": its earlier findings keep their state.
+          const decided = errors.length === 0;
+          ctx.report.checked(job.template.id, scopeOfInput(job.input), decided);
+          if (decided) ctx.report.done();
+          else ctx.report.skip(errorReason(errors), 1, `${job.template.id} on ${job.input}`);
+          if (item.done === total || Date.now() - lastProgress > 1000) {
             lastProgress = Date.now();
             yield { type: 'progress', stage: 'templates', done: item.done, total };
           }

@@ -1,6 +1,8 @@
+import type { TScanPartial, TScanTemplateSet, TTemplateSelection } from '@perimeter/contracts';
 import { sql } from 'drizzle-orm';
 import {
   boolean,
+  customType,
   index,
   integer,
   jsonb,
@@ -49,6 +51,12 @@ export const scans = pgTable(
     summary: jsonb('summary').$type<Record<string, unknown>>(),
     attempts: integer('attempts').notNull().default(0),
     jobId: text('job_id'),
+    /** Not null when the scan ended without everything planned having run (honest completion). */
+    partial: jsonb('partial').$type<TScanPartial>(),
+    /** The template sets the scan ran (name, source version, content hash, templates). */
+    templateSets: jsonb('template_sets').$type<TScanTemplateSet[]>().notNull().default([]),
+    /** Template selection of a custom scan (severities, tags, exclusions). */
+    templateSelection: jsonb('template_selection').$type<TTemplateSelection>(),
   },
   (t) => [
     index('scans_user_created_idx').on(t.userId, t.createdAt),
@@ -108,3 +116,35 @@ export const scanScope = pgTable(
   },
   (t) => [primaryKey({ columns: [t.scanId, t.name] })],
 );
+
+const bytea = customType<{ data: Buffer }>({ dataType: () => 'bytea' });
+
+/**
+ * Template sets the operator installed (`npm run cli -- templates import`): the archive itself
+ * lives here so every worker, on any machine, runs the same bytes; workers unpack it once per
+ * content hash into their data dir. See docs/template-sets.md.
+ */
+export const templateSets = pgTable('template_sets', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  name: text('name').notNull(),
+  /** The source's own version (a release tag or commit) when it states one. */
+  sourceVersion: text('source_version'),
+  /** sha256 over every file's path and content, in path order. */
+  contentHash: text('content_hash').notNull().unique('template_sets_content_hash_key'),
+  /** The set as a .tar.gz. */
+  archive: bytea('archive').notNull(),
+  active: boolean('active').notNull().default(true),
+  files: integer('files').notNull(),
+  loaded: integer('loaded').notNull(),
+  skipped: integer('skipped').notNull(),
+  invalid: integer('invalid').notNull(),
+  /** Skipped and invalid templates grouped by reason, as the engine's loader gave them. */
+  reasons: jsonb('reasons')
+    .$type<{ kind: 'skipped' | 'invalid'; reason: string; count: number; examples: string[] }[]>()
+    .notNull()
+    .default([]),
+  /** Tags and files the set's own ignore list (nuclei's `.nuclei-ignore`) leaves out by default. */
+  excludedTags: text('excluded_tags').array().notNull().default(sql`'{}'::text[]`),
+  excludedFiles: text('excluded_files').array().notNull().default(sql`'{}'::text[]`),
+  importedAt: timestamp('imported_at', { withTimezone: true }).notNull().defaultNow(),
+});

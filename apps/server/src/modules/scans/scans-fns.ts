@@ -2,10 +2,18 @@ import {
   SCAN_SUBCLASS_VALUES,
   SUBCLASS_OF_CLASS,
   type TScanClass,
+  type TScanPartial,
   type TScanSubclass,
   type TSeverity,
 } from '@perimeter/contracts';
-import type { Asset, Severity as EngineSeverity, Finding } from '@perimeter/engine';
+import type {
+  Asset,
+  Severity as EngineSeverity,
+  Finding,
+  ScanCoverage,
+  ScanSummary,
+} from '@perimeter/engine';
+import type { FixRule } from './scans-repo.ts';
 
 /** Engine stage names in order; the finding stages follow discovery. */
 export const DISCOVERY_STAGES = ['subdomains', 'dns', 'ports', 'http', 'fingerprint'] as const;
@@ -213,3 +221,47 @@ export const subdomainLimitReason = (plan: { name: string; subdomains: number })
 /** The done scan's message when its plan's subdomain limit cut discovery short. */
 export const subdomainLimitMessage = (plan: { name: string; subdomains: number }, skipped: number) =>
   `Plan limit: the ${plan.name} plan covers ${plan.subdomains} subdomains per scan; the first ${plan.subdomains} found were scanned and ${skipped} more were not (listed in skipped_hosts).`;
+
+/** The scan's `partial` field: every stage that ended early or skipped work, or null. */
+export function scanPartialOf(summary: ScanSummary): TScanPartial | null {
+  const stages = summary.stages
+    .filter((s) => s.partial)
+    .map((s) => ({
+      stage: s.name,
+      status: s.status,
+      reason: s.reason ?? null,
+      planned: s.planned ?? null,
+      ran: s.ran ?? null,
+      skipped: s.skipped.map((k) => ({ reason: k.reason, count: k.count, examples: k.examples })),
+    }));
+  return stages.length ? { stages } : null;
+}
+
+/**
+ * What a finished scan may mark fixed (issue: a check that could not run is not a "no").
+ * Templates are judged per check and host from the engine's coverage; the other families per
+ * stage: a stage that ended early or skipped work — or discovery that did — fixes nothing.
+ */
+export function fixRuleOf(
+  summary: ScanSummary,
+  subclasses: readonly string[],
+  coverage: ScanCoverage,
+): FixRule {
+  const byName = new Map(summary.stages.map((s) => [s.name, s]));
+  const discoveryPartial = DISCOVERY_STAGES.some((d) => byName.get(d)?.partial);
+  const rule: FixRule = { undecided: [] };
+  for (const sub of subclasses) {
+    const stage = SUBCLASS_STAGE[sub as TScanSubclass];
+    const outcome = stage ? byName.get(stage) : undefined;
+    if (!stage || !outcome || outcome.status === 'aborted' || outcome.status === 'skipped') {
+      rule.undecided.push(sub);
+    } else if (sub === 'exploit_scanner' && coverage.tracks(stage)) {
+      // A host no check ran against is gone only if the whole scan ran: then it is a "no" too.
+      rule.isTemplateFixable = (templateId, host) =>
+        coverage.isDecided(stage, templateId, host) || (!summary.partial && !coverage.covers(stage, host));
+    } else if (outcome.partial || discoveryPartial) {
+      rule.undecided.push(sub);
+    }
+  }
+  return rule;
+}

@@ -12,6 +12,7 @@ import {
   type LeakFinding,
   type LeakSource,
   type ScanConfig,
+  ScanCoverage,
   type ScanSubclass,
   ScopePolicy,
   scan,
@@ -26,11 +27,15 @@ import { limitsOf } from '../targets/targets-fns.ts';
 import { getUserPlan, type TargetRow } from '../targets/targets-repo.ts';
 import { OwnershipCheckUnavailable, recheckOwnership } from '../targets/targets-service.ts';
 import { dnsServers } from '../targets/targets-verify.ts';
+import { templateSelection } from '../templates/templates-fns.ts';
+import { type ScanTemplateSets, scanTemplateSets } from '../templates/templates-service.ts';
 import {
   assetKey,
   findingHost,
+  fixRuleOf,
   percentOf,
   ScopeModel,
+  scanPartialOf,
   stageList,
   subdomainLimitMessage,
   subdomainLimitReason,
@@ -167,10 +172,11 @@ function targetOf(targets: TargetRow[], f: Finding): string {
 
 function engineConfig(
   ctx: AppContext,
-  subclasses: string[],
-  classes: string[],
+  row: repo.ScanRow,
   plan: ReturnType<typeof limitsOf>,
+  sets: ScanTemplateSets,
 ): ScanConfig {
+  const { subclasses, classes } = row;
   const env = ctx.config.env;
   const allow = env.PERIMETER_SCAN_ALLOW?.split(',')
     .map((s) => s.trim())
@@ -190,7 +196,12 @@ function engineConfig(
     },
     ports: { list: env.PERIMETER_SCAN_PORTS, bannerTimeoutMs: 800 },
     extraStages: createFindingStages({
-      templates: { rateLimit: 0, timeoutMs: 4000 },
+      templates: {
+        rateLimit: 0,
+        timeoutMs: 4000,
+        dirs: sets.dirs,
+        ...templateSelection(row.templateSelection, sets.ignore),
+      },
       vulndb: { store: new PgVulnStore(db) },
       leaks: { sources: leakSources(ctx) },
     }),
@@ -283,8 +294,15 @@ export async function runScan(ctx: AppContext, scanId: string): Promise<void> {
   const plan = limitsOf(await getUserPlan(db, row.userId));
   // The database's clock: findings' last_seen is written with it.
   const runStartedAt = await repo.databaseNow(db);
-  const config = engineConfig(ctx, row.subclasses, row.classes, plan);
+  const runsTemplates = row.subclasses.includes('exploit_scanner');
+  const sets: ScanTemplateSets = runsTemplates
+    ? await scanTemplateSets(ctx)
+    : { dirs: [], sets: [], ignore: [] };
+  await repo.writeProgress(db, scanId, { templateSets: sets.sets, partial: null });
+  const config = engineConfig(ctx, row, plan, sets);
   const notices = await intelNotices(ctx, row.subclasses);
+  const coverage = new ScanCoverage();
+  let fixRule: repo.FixRule | undefined;
   const stages = stageList(row.subclasses);
   const controller = new AbortController();
   let canceled = false;
@@ -337,7 +355,7 @@ export async function runScan(ctx: AppContext, scanId: string): Promise<void> {
     for await (const event of scan(
       targets.map((t) => ({ type: t.targetType as 'domain' | 'peer' | 'network', value: t.value })),
       config,
-      { signal: controller.signal },
+      { signal: controller.signal, coverage },
     )) {
       if (event.type === 'asset') {
         const a: Asset = event.asset;
@@ -389,7 +407,9 @@ export async function runScan(ctx: AppContext, scanId: string): Promise<void> {
             ...overLimit.map((host) => ({ host, reason: subdomainLimitReason(plan) })),
           ],
           summary: { ...(event.summary as unknown as Record<string, unknown>), notices },
+          partial: scanPartialOf(event.summary),
         });
+        fixRule = fixRuleOf(event.summary, row.subclasses, coverage);
       }
       if (pending >= FLUSH_EVERY || Date.now() - lastFlush >= FLUSH_MS) await flush();
     }
@@ -421,6 +441,7 @@ export async function runScan(ctx: AppContext, scanId: string): Promise<void> {
         targets.map((t) => t.id),
         row.subclasses,
         runStartedAt,
+        fixRule ?? { undecided: row.subclasses },
       );
   });
 }

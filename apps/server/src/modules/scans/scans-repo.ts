@@ -301,7 +301,18 @@ export async function writeProgress(
   db: DbOrTx,
   id: string,
   p: Partial<
-    Pick<ScanRow, 'stage' | 'percent' | 'counts' | 'etaSeconds' | 'skippedHosts' | 'summary' | 'message'>
+    Pick<
+      ScanRow,
+      | 'stage'
+      | 'percent'
+      | 'counts'
+      | 'etaSeconds'
+      | 'skippedHosts'
+      | 'summary'
+      | 'message'
+      | 'partial'
+      | 'templateSets'
+    >
   >,
 ): Promise<void> {
   const now = new Date();
@@ -541,8 +552,23 @@ const TABLES = {
 } as const;
 
 /**
+ * What a scan may conclude about the findings it did not see (honest completion): a finding is
+ * fixed only when the check that found it ran and came back negative.
+ */
+export interface FixRule {
+  /** Subclasses whose stage did not run to its end, or skipped work: none of their findings is fixed. */
+  undecided: string[];
+  /**
+   * exploit_scanner, per check: may this template's finding on this host be fixed? (The template
+   * ran against the host and answered; or the scan ran whole and the host is no longer there.)
+   */
+  isTemplateFixable?: (templateId: string, host: string) => boolean;
+}
+
+/**
  * After a completed scan: findings of its targets and subclasses it did not see, and that no
- * other scan saw since it started (scans of one target may overlap), are fixed.
+ * other scan saw since it started (scans of one target may overlap), are fixed — as far as
+ * `rule` says the scan could tell. Returns how many were fixed.
  */
 export async function markUnseenFixed(
   db: DbOrTx,
@@ -550,22 +576,34 @@ export async function markUnseenFixed(
   targetIds: string[],
   subclasses: string[],
   startedAt: Date,
+  rule: FixRule = { undecided: [] },
 ): Promise<number> {
   let n = 0;
   for (const sub of subclasses) {
     const t = TABLES[sub as keyof typeof TABLES];
-    if (!t || targetIds.length === 0) continue;
+    if (!t || targetIds.length === 0 || rule.undecided.includes(sub)) continue;
+    const unseen = and(
+      inArray(t.targetId, targetIds),
+      sql`${t.status} <> 'fixed'`,
+      sql`${t.lastSeen} < ${startedAt.toISOString()}::timestamptz`,
+      sql`not exists (select 1 from ${findingSightings} s where s.scan_id = ${scanId}::uuid and s.finding_id = ${t.id})`,
+    );
+    let where = unseen;
+    const fixable = rule.isTemplateFixable;
+    if (sub === 'exploit_scanner' && fixable) {
+      const es = findingsExploitScanner;
+      const candidates = await db
+        .select({ id: es.id, templateId: es.templateId, host: es.host })
+        .from(es)
+        .where(unseen);
+      const ids = candidates.filter((c) => fixable(c.templateId, c.host)).map((c) => c.id);
+      if (ids.length === 0) continue;
+      where = and(unseen, inArray(t.id, ids));
+    }
     const rows = await db
       .update(t)
       .set({ status: 'fixed', fixedAt: sql`now()`, fixedScanId: scanId })
-      .where(
-        and(
-          inArray(t.targetId, targetIds),
-          sql`${t.status} <> 'fixed'`,
-          sql`${t.lastSeen} < ${startedAt.toISOString()}::timestamptz`,
-          sql`not exists (select 1 from ${findingSightings} s where s.scan_id = ${scanId}::uuid and s.finding_id = ${t.id})`,
-        ),
-      )
+      .where(where)
       .returning({ id: t.id });
     n += rows.length;
   }

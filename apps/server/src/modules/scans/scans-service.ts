@@ -58,6 +58,7 @@ async function toScans(ctx: AppContext, rows: repo.ScanRow[]): Promise<TScan[]> 
       config: {
         classes: r.classes as TScan['config']['classes'],
         subclasses: r.subclasses as TScan['config']['subclasses'],
+        ...(r.templateSelection ? { templates: r.templateSelection } : {}),
       },
       created_at: r.createdAt.toISOString(),
       started_at: r.startedAt?.toISOString() ?? null,
@@ -65,6 +66,8 @@ async function toScans(ctx: AppContext, rows: repo.ScanRow[]): Promise<TScan[]> 
       stage: r.stage,
       percent: r.percent,
       message: r.message,
+      partial: r.partial ?? null,
+      template_sets: r.templateSets,
       severity_counts: c,
     };
   });
@@ -129,6 +132,7 @@ export async function createScanInTx(
       customScanConfig: request.scanType === 'custom',
       classes: resolved.classes,
       subclasses: resolved.subclasses,
+      templateSelection: request.scanType === 'custom' ? (request.config?.templates ?? null) : null,
     },
     ids,
   );
@@ -228,6 +232,7 @@ function toProgress(r: repo.ScanRow): TScanProgress {
     finished_at: r.finishedAt?.toISOString() ?? null,
     updated_at: r.updatedAt.toISOString(),
     message: r.message,
+    partial: r.partial ?? null,
   };
 }
 

@@ -45,6 +45,8 @@ function scan(id: string, status: TScan['status'], created_at: string): TScan {
     percent: 40,
     message: null,
     severity_counts: zero,
+    partial: null,
+    template_sets: [],
   };
 }
 

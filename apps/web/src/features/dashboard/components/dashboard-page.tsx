@@ -125,7 +125,11 @@ function RecentScans({ info }: { info: TDashboardInfo }) {
   return (
     <List dense disablePadding data-testid="recent-scans">
       {recent.scans.map((scan) => (
-        <ListItem key={scan.id} disableGutters secondaryAction={<ScanStatusChip status={scan.status} />}>
+        <ListItem
+          key={scan.id}
+          disableGutters
+          secondaryAction={<ScanStatusChip status={scan.status} isPartial={scan.partial !== null} />}
+        >
           <ListItemText
             primary={
               <MuiLink component={Link} to={`${paths.pastScans}/${scan.id}`}>

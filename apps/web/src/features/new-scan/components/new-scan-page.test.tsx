@@ -45,6 +45,8 @@ function scan(extra: Partial<TScan> = {}): TScan {
     percent: 0,
     message: null,
     severity_counts: zero,
+    partial: null,
+    template_sets: [],
     ...extra,
   };
 }

@@ -31,6 +31,8 @@ function scan(id: string, status: TScan['status'], extra: Partial<TScan> = {}): 
     percent: 0,
     message: null,
     severity_counts: zero,
+    partial: null,
+    template_sets: [],
     ...extra,
   };
 }
@@ -44,6 +46,7 @@ function progress(id: string, extra: Partial<TScanProgress>): TScanProgress {
     counts: {},
     eta_seconds: 120,
     skipped_hosts: [],
+    partial: null,
     started_at: '2026-11-01T10:00:00Z',
     finished_at: null,
     updated_at: '2026-11-01T10:00:00Z',
@@ -334,6 +337,24 @@ describe('reports page (past scans)', () => {
     expect(listCalls(calls)[0]).toBe(
       'GET /api/main/get_user_abstract_scans_stats?limit=10&offset=0&targets_type=network&filter_user_target_id=n9&filter_target_type=network&status=done&sort_key=created_at&sort_order=desc',
     );
+  });
+
+  it('marks a done scan that did not run everything as partial', async () => {
+    const partial: TScan['partial'] = {
+      stages: [
+        { stage: 'templates', status: 'timeout', reason: 'time limit', planned: 10, ran: 4, skipped: [] },
+      ],
+    };
+    stubApi((url) =>
+      url.pathname.endsWith('/main/get_user_abstract_scans_stats')
+        ? Response.json({ data: { items: [scan('p1', 'done', { partial }), scan('d1', 'done')], total: 2 } })
+        : Response.json({ detail: 'no', code: 'not_found' }, { status: 404 }),
+    );
+    renderPage();
+    const cut = await screen.findByTestId('scan-p1');
+    expect(within(cut).getByText('Done (partial)')).toBeInTheDocument();
+    expect(within(screen.getByTestId('scan-d1')).getByText('Done')).toBeInTheDocument();
+    expect(within(screen.getByTestId('scan-d1')).queryByText('Done (partial)')).toBeNull();
   });
 
   it('downloads the PDF of a done scan under the name the server gives, and opens a scan', async () => {

@@ -142,7 +142,7 @@ function ScanRow({ scan, fmt }: { scan: TScan; fmt: Intl.DateTimeFormat }) {
       <TableCell>
         <Stack spacing={1}>
           <Box>
-            <ScanStatusChip status={scan.status} />
+            <ScanStatusChip status={scan.status} isPartial={scan.partial !== null} />
           </Box>
           {isMoving(scan) && <ScanProgress scanId={scan.id} initialPercent={scan.percent} />}
         </Stack>

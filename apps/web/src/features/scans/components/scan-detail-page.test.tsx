@@ -38,6 +38,8 @@ function scan(extra: Partial<TScan> = {}): TScan {
     percent: 100,
     message: null,
     severity_counts: zero,
+    partial: null,
+    template_sets: [],
     ...extra,
   };
 }
@@ -51,6 +53,7 @@ function progress(extra: Partial<TScanProgress>): TScanProgress {
     counts: {},
     eta_seconds: 240,
     skipped_hosts: [],
+    partial: null,
     started_at: '2026-11-01T10:00:00Z',
     finished_at: null,
     updated_at: '2026-11-01T10:01:00Z',
@@ -186,6 +189,77 @@ describe('scan detail page', { timeout: 30_000 }, () => {
       within(info).getByRole('link', { name: `${window.location.origin}/scans/past-scans/${ID}` }),
     ).toHaveAttribute('href', `/scans/past-scans/${ID}`);
     expect(within(info).getByRole('button', { name: 'Copy the scan link' })).toBeInTheDocument();
+  });
+
+  it('says a partial scan is partial: the status, what each cut stage skipped and why, and the template sets it ran', async () => {
+    const partial: TScan['partial'] = {
+      stages: [
+        {
+          stage: 'templates',
+          status: 'stalled',
+          reason: 'no progress for 120000 ms',
+          planned: 130,
+          ran: 120,
+          skipped: [
+            {
+              reason: 'check failed: dns timeout after 4000 ms',
+              count: 4,
+              examples: ['dmarc-policy-none on shop.lab.test'],
+            },
+            { reason: 'not run: no progress for 120000 ms', count: 6, examples: [] },
+          ],
+        },
+      ],
+    };
+    stubApi(
+      doneRoutes({
+        '/main/get_abstract_scan': () =>
+          Response.json({
+            data: scan({
+              partial,
+              template_sets: [
+                { name: 'built-in', version: null, hash: 'a'.repeat(64), templates: 78 },
+                {
+                  name: 'nuclei-templates',
+                  version: 'v10.2.1',
+                  hash: `b1c2d3e4f5a6${'0'.repeat(52)}`,
+                  templates: 9000,
+                },
+              ],
+            }),
+          }),
+        '/main/get_user_abstract_scan_progress': () =>
+          Response.json({
+            data: progress({ status: 'done', stage: 'leaks', percent: 100, eta_seconds: null, partial }),
+          }),
+      }),
+    );
+    renderPage();
+    const notice = await screen.findByTestId('scan-partial');
+    expect(notice).toHaveTextContent('Partial scan: not everything planned ran');
+    const stage = within(notice).getByTestId('partial-templates');
+    expect(stage).toHaveTextContent(
+      'Vulnerability checks: ended by the watchdog (no progress) · ran 120 of 130 (no progress for 120000 ms)',
+    );
+    expect(stage).toHaveTextContent(
+      '4 skipped: check failed: dns timeout after 4000 ms — e.g. dmarc-policy-none on shop.lab.test',
+    );
+    expect(stage).toHaveTextContent('6 skipped: not run: no progress for 120000 ms');
+    const info = screen.getByTestId('scan-info');
+    const field = (label: string) => within(info).getByText(label).nextElementSibling;
+    expect(field('Status')).toHaveTextContent('Done (partial)');
+    expect(field('Template sets')).toHaveTextContent(
+      'nuclei-templates v10.2.1 (b1c2d3e4f5a6, 9000 templates)',
+    );
+  });
+
+  it('shows no partial notice for a scan that ran everything', async () => {
+    stubApi(doneRoutes());
+    renderPage();
+    await screen.findByTestId('scan-info');
+    await screen.findByTestId('scan-detail-progress');
+    expect(screen.queryByTestId('scan-partial')).toBeNull();
+    expect(within(screen.getByTestId('scan-info')).queryByText('Done (partial)')).toBeNull();
   });
 
   it('moves the progress bar through the stages while the scan runs, without a reload, then shows it done', async () => {

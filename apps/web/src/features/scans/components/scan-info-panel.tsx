@@ -114,8 +114,24 @@ export function ScanInfoPanel({ scan }: { scan: TScan }) {
             ))}
           </Field>
           <Field label={t('scans.info.status')}>
-            <ScanStatusChip status={scan.status} />
+            <ScanStatusChip status={scan.status} isPartial={scan.partial !== null} />
           </Field>
+          {scan.template_sets.length > 0 && (
+            <Field label={t('scans.info.templateSets')}>
+              {scan.template_sets.map((s) => (
+                <Box component="span" key={s.hash} sx={{ display: 'block' }} data-testid="template-set">
+                  <bdi>
+                    {t('scans.info.templateSetVersion', {
+                      name: s.name,
+                      version: s.version ?? '',
+                      hash: s.hash.slice(0, 12),
+                      count: s.templates,
+                    })}
+                  </bdi>
+                </Box>
+              ))}
+            </Field>
+          )}
         </Box>
       </CardContent>
     </Card>

@@ -21,6 +21,7 @@ import { useAppDispatch } from '../../../store/index.ts';
 import { useGetScanProgressQuery } from '../api/get-scan-progress.ts';
 import { scansApi } from '../api/scans-api.ts';
 import { isMoving } from './scan-actions.tsx';
+import { ScanPartialNotice } from './scan-partial-notice.tsx';
 import { PROGRESS_POLL_MS } from './scan-progress.tsx';
 import { stageLabel, stagesOf } from './scan-stages-list.ts';
 
@@ -133,6 +134,7 @@ export function ScanStages({ scan }: { scan: TScan }) {
                 ))}
               </Alert>
             )}
+            {status === 'done' && <ScanPartialNotice partial={data ? data.partial : scan.partial} />}
             {(data?.message ?? scan.message) && status !== 'done' && (
               <Alert severity={status === 'canceled' ? 'warning' : 'info'} sx={{ mt: 2 }}>
                 {data?.message ?? scan.message}

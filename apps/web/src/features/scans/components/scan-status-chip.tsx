@@ -10,15 +10,18 @@ const COLOR: Record<TScanStatus, ChipProps['color']> = {
   canceled: 'warning',
 };
 
-export function ScanStatusChip({ status }: { status: TScanStatus }) {
+/** The scan's status; a `done` scan that did not run everything it planned reads "done (partial)". */
+export function ScanStatusChip({ status, isPartial = false }: { status: TScanStatus; isPartial?: boolean }) {
   const { t } = useTranslation();
+  const partial = isPartial && status === 'done';
   return (
     <Chip
       size="small"
-      color={COLOR[status]}
+      color={partial ? 'warning' : COLOR[status]}
       variant={status === 'created' ? 'outlined' : 'filled'}
-      label={t(`scans.status.${status}`)}
+      label={partial ? t('scans.partial.chip') : t(`scans.status.${status}`)}
       data-testid={`status-${status}`}
+      data-partial={partial || undefined}
     />
   );
 }

@@ -1,0 +1,129 @@
+import dgram from 'node:dgram';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createFindingStages } from '../src/findings/finding-stages.js';
+import { scan } from '../src/pipeline/scan.js';
+import type { ScanConfig } from '../src/pipeline/scan-config.js';
+import type { Stage } from '../src/pipeline/stage.js';
+import { ScanCoverage, StageReport } from '../src/pipeline/stage-report.js';
+import { BUILTIN_TEMPLATES_DIR, scopeOfInput } from '../src/templates/template-stage.js';
+import { collectScan } from './scan-events.js';
+
+/**
+ * Honest completion: a stage ended by its watchdog or time limit, or one that could not finish
+ * its checks, makes the scan partial with what was skipped and why. No lab: a DNS server on
+ * 127.0.210.53 that never answers stands for a resolver under load.
+ */
+let silent: dgram.Socket;
+let templatesDir: string;
+beforeAll(async () => {
+  silent = dgram.createSocket('udp4');
+  silent.on('message', () => {});
+  await new Promise<void>((r) => silent.bind(0, '127.0.210.53', () => r()));
+  templatesDir = mkdtempSync(path.join(tmpdir(), 'perimeter-partial-'));
+  copyFileSync(
+    path.join(BUILTIN_TEMPLATES_DIR, 'dns/dmarc-policy-none.yaml'),
+    path.join(templatesDir, 'dmarc-policy-none.yaml'),
+  );
+});
+afterAll(() => {
+  silent?.close();
+  rmSync(templatesDir, { recursive: true, force: true });
+});
+
+const config = (extra: Partial<ScanConfig>): ScanConfig => ({
+  dns: { servers: [`127.0.210.53:${silent.address().port}`], timeoutMs: 150, retries: 0 },
+  scope: { allowPrivate: true, allow: ['127.0.210.0/24'] },
+  discovery: { bruteforce: false, axfr: false },
+  ports: { list: [1] },
+  ...extra,
+});
+
+describe('honest completion', () => {
+  it('a stage its watchdog ends is partial: planned, ran and what was left, with the reason', async () => {
+    const stuck: Stage = {
+      name: 'dns-checks',
+      class: 'class_exploitation',
+      async *run(ctx) {
+        ctx.report.plan(10);
+        for (let i = 0; i < 3; i++) {
+          ctx.report.done();
+          ctx.report.checked('check', `h${i}.partial.test`, true);
+          yield { type: 'progress', stage: 'dns-checks', done: i + 1, total: 10 };
+        }
+        await new Promise(() => {});
+      },
+    };
+    const coverage = new ScanCoverage();
+    const r = await collectScan(
+      scan('127.0.210.1', config({ watchdogMs: 300, extraStages: [stuck] }), { coverage }),
+    );
+    expect(r.summary?.partial).toBe(true);
+    const stage = r.summary?.stages.find((s) => s.name === 'dns-checks');
+    expect(stage).toMatchObject({
+      status: 'stalled',
+      reason: 'no progress for 300 ms',
+      planned: 10,
+      ran: 3,
+      partial: true,
+      skipped: [{ reason: 'not run: no progress for 300 ms', count: 7, examples: [] }],
+    });
+    // Discovery stages that finished are not partial.
+    expect(r.summary?.stages.find((s) => s.name === 'ports')).toMatchObject({ partial: false });
+    expect(r.events.some((e) => e.type === 'log' && e.code === 'stage_partial')).toBe(true);
+    expect(coverage.isDecided('dns-checks', 'check', 'H1.partial.test')).toBe(true);
+    expect(coverage.isDecided('dns-checks', 'check', 'h7.partial.test')).toBe(false);
+  });
+
+  it('a scan where every stage finished is not partial', async () => {
+    const r = await collectScan(scan('127.0.210.1', config({ extraStages: [] })));
+    expect(r.summary?.partial).toBe(false);
+    expect(r.summary?.stages.every((s) => !s.partial && s.skipped.length === 0)).toBe(true);
+  });
+
+  it('a DNS template that times out is skipped with its reason and leaves its check undecided', async () => {
+    const coverage = new ScanCoverage();
+    const r = await collectScan(
+      scan(
+        'partial.test',
+        config({
+          subclasses: ['exploit_scanner'],
+          extraStages: createFindingStages({
+            templates: { noBuiltin: true, dirs: [templatesDir], timeoutMs: 300 },
+          }),
+        }),
+        { coverage },
+      ),
+    );
+    const stage = r.summary?.stages.find((s) => s.name === 'templates');
+    expect(stage).toMatchObject({ status: 'done', planned: 1, ran: 0, partial: true });
+    expect(stage?.skipped).toEqual([
+      {
+        reason: expect.stringMatching(/^check failed: .*timeout/),
+        count: 1,
+        examples: ['dmarc-policy-none on partial.test'],
+      },
+    ]);
+    expect(r.summary?.partial).toBe(true);
+    expect(coverage.tracks('templates')).toBe(true);
+    expect(coverage.isDecided('templates', 'dmarc-policy-none', 'partial.test')).toBe(false);
+  });
+
+  it('a report folds skips by reason and an undecided check never turns decided', () => {
+    const coverage = new ScanCoverage();
+    const report = new StageReport('templates', coverage);
+    report.plan(4);
+    report.skip('check failed: timeout', 1, 'a on x');
+    report.skip('check failed: timeout', 1, 'a on x');
+    report.checked('a', 'x', false);
+    report.checked('a', 'x', true);
+    expect(report.skipped).toEqual([{ reason: 'check failed: timeout', count: 2, examples: ['a on x'] }]);
+    expect(coverage.isDecided('templates', 'a', 'x')).toBe(false);
+    expect(scopeOfInput('https://WWW.acme.test:8443/x?y')).toBe('www.acme.test');
+    expect(scopeOfInput('[::1]:80')).toBe('::1');
+    expect(scopeOfInput('db.acme.test:5432')).toBe('db.acme.test');
+    expect(scopeOfInput('acme.test')).toBe('acme.test');
+  });
+});
