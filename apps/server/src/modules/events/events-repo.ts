@@ -42,6 +42,7 @@ const SORT_COLUMNS = {
     cve: findingsExploitDb.cve,
     add_ts: findingsExploitDb.addTs,
     severity: findingsExploitDb.severityOrdering,
+    severity_ordering: findingsExploitDb.severityOrdering,
   },
   leakcheck: {
     email: findingsLeakcheck.email,
@@ -49,6 +50,8 @@ const SORT_COLUMNS = {
     leak_date: findingsLeakcheck.leakDate,
     main_domain: findingsLeakcheck.mainDomain,
     add_ts: findingsLeakcheck.addTs,
+    severity: findingsLeakcheck.severityOrdering,
+    severity_ordering: findingsLeakcheck.severityOrdering,
   },
 } as const;
 

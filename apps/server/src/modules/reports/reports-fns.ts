@@ -1,5 +1,6 @@
 import type { TLanguage, TReport, TReportFinding, TReportOptions, TSeverity } from '@perimeter/contracts';
 import { SEVERITIES } from '@perimeter/contracts';
+import { limitsOf } from '../targets/targets-fns.ts';
 import type { EdRow, EsRow, LcRow, ScanRow, ScopeRow, Seen, TargetRow } from './reports-repo.ts';
 import { REPORT_TEXTS, type ReportTexts } from './reports-texts.ts';
 
@@ -259,7 +260,7 @@ export function buildReport(input: ReportInput): TReport {
     })),
     restricted: null,
   };
-  return input.plan === 'trial_scan' ? restrictForTrial(report, t) : report;
+  return limitsOf(input.plan).findingDetails ? report : restrictForTrial(report, t);
 }
 
 /** Stored passwords are masked already; this keeps it so even if a clear value slipped through. */
@@ -269,10 +270,13 @@ export function maskPassword(p: string): string {
   return `${p.slice(0, 2)}${'*'.repeat(Math.max(4, p.length - 4))}${p.slice(-2)}`;
 }
 
-export const TRIAL_CVE_ROWS = 5;
 export const UNLOCK_PLANS = ['try_it', 'starter', 'business', 'enterprise'];
 
-/** Trial scan: "demo scan with basic report" — what was found stays, the details are hidden. */
+/**
+ * A plan without finding details (Trial: "demo scan with basic report"): what was found stays —
+ * every finding, CVE match and leaked address with its severity and host — and the details are
+ * hidden, exactly as the events API hides them (docs/plans-limits.md).
+ */
 export function restrictForTrial(report: TReport, t: ReportTexts): TReport {
   return {
     ...report,
@@ -285,10 +289,10 @@ export function restrictForTrial(report: TReport, t: ReportTexts): TReport {
       references: [],
       classification: null,
     })),
-    cves: report.cves.slice(0, TRIAL_CVE_ROWS),
-    leaks: [],
+    cves: report.cves.map((c) => ({ ...c, description: null })),
+    leaks: report.leaks.map((l) => ({ ...l, password: '', sources: [] })),
     restricted: {
-      hidden: ['finding_details', 'cve_table_after_first_5', 'leak_table'],
+      hidden: ['finding_details', 'cve_details', 'leak_details'],
       message: t.hiddenBody,
       unlock_plans: UNLOCK_PLANS,
     },
