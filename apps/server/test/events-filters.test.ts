@@ -18,7 +18,12 @@ let targetId: string;
 let scanA: string;
 let scanB: string;
 
-type Page = { items: Record<string, unknown>[]; total: number; total_exact: boolean };
+type Page = {
+  items: Record<string, unknown>[];
+  total: number;
+  total_exact: boolean;
+  details_hidden: boolean;
+};
 
 const es = (fp: string, sub: string, domain = 'filters.example.com'): TemplateFinding => ({
   subclass: 'exploit_scanner',
@@ -268,5 +273,20 @@ describe('events filters', () => {
       path,
     );
     expect(seeded.total).toBe(0);
+  });
+
+  it('accepts severity and severity_ordering as sort_key on every subclass, both sorting by the ordering', async () => {
+    for (const subclass of ['exploit_scanner', 'exploit_db', 'leakcheck'] as const) {
+      const orders: string[][] = [];
+      for (const sort_key of ['severity', 'severity_ordering'] as const) {
+        const page = await events({ scan_subclass: subclass, sort_key, sort_order: 'desc' });
+        expect(page.total, subclass).toBeGreaterThan(0);
+        expect(page.details_hidden).toBe(false);
+        orders.push(page.items.map((i) => String(i.id)));
+        const ordering = page.items.map((i) => Number(i.severity_ordering));
+        expect(ordering).toEqual([...ordering].sort((a, b) => b - a));
+      }
+      expect(orders[0]).toEqual(orders[1]);
+    }
   });
 });

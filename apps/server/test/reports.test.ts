@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { TReport } from '@perimeter/contracts';
+import type { TEventsPage, TReport } from '@perimeter/contracts';
 import fc from 'fast-check';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -219,7 +219,40 @@ describe('file reports', () => {
     );
     expect(data.body.data.restricted?.unlock_plans).toEqual(['try_it', 'starter', 'business', 'enterprise']);
     expect(data.body.data.findings[0]!.how_to_reproduce).toBeNull();
-    expect(data.body.data.leaks).toEqual([]);
+    // What was found stays on every surface; the details are hidden on every surface.
+    expect(data.body.data.leaks).toEqual([expect.objectContaining({ password: '', sources: [] })]);
+    expect(data.body.data.cves.map((c) => [c.cve, c.description])).toEqual([['CVE-2020-11022', null]]);
+    const api = client(t.app, token);
+    for (const [path, scope] of [
+      ['/main/get_all_user_abstract_scan_events', {}],
+      ['/main/get_one_user_abstract_scan_events', { id: second.id }],
+    ] as const) {
+      const scanner = await api.post<{ data: TEventsPage }>(path, {
+        ...scope,
+        scan_subclass: 'exploit_scanner',
+      });
+      expect(scanner.status).toBe(200);
+      expect(scanner.body.data.details_hidden).toBe(true);
+      const env = scanner.body.data.items.find(
+        (i) => i.scan_subclass === 'exploit_scanner' && i.name === 'Exposed .env file',
+      );
+      expect(env).toMatchObject({
+        evidence: null,
+        description: null,
+        remediation: null,
+        impact: null,
+        references: [],
+      });
+      const cve = await api.post<{ data: TEventsPage }>(path, { ...scope, scan_subclass: 'exploit_db' });
+      expect(cve.body.data.items).toEqual([
+        expect.objectContaining({ cve: 'CVE-2020-11022', description: null, references: [], cwe: [] }),
+      ]);
+      const leaks = await api.post<{ data: TEventsPage }>(path, { ...scope, scan_subclass: 'leakcheck' });
+      expect(leaks.body.data.items).toEqual([expect.objectContaining({ password: '', sources: [] })]);
+    }
+    const csv = await fileReport(token, { id: second.id, format: 'csv' });
+    expect(csv.body).toContain('Exposed .env file');
+    expect(csv.body).not.toContain('curl -sk');
     const res = await fileReport(token, { id: second.id, format: 'pdf' });
     const text = pdfText(res.rawPayload, 'trial');
     expect(text).toContain('Part of this report is hidden');

@@ -546,6 +546,10 @@ describe.skipIf(skipReason !== null)(
         )
         .toBe(true);
       await page.getByRole('button', { name: 'Cancel' }).click();
+      await page
+        .getByRole('dialog', { name: 'Cancel this scan?' })
+        .getByRole('button', { name: 'Cancel scan' })
+        .click();
       await expect.poll(async () => (await progressOf()).status, { timeout: 10_000 }).toBe('canceled');
       const ended = await progressOf();
       expect(ended.percent).toBeLessThan(100);

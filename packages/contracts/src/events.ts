@@ -2,7 +2,10 @@ import { z } from 'zod';
 import { ZScanClass, ZScanId, ZSortOrder } from './scans.ts';
 import { ZSeverity, ZTargetType } from './targets.ts';
 
-/** Spec section 3, "Sortable fields per subclass". */
+/**
+ * Spec section 3, "Sortable fields per subclass". The client maps `severity` to
+ * `severity_ordering` (spec section 7), so every subclass accepts both.
+ */
 export const EVENT_SORT_KEYS = {
   exploit_scanner: ['name', 'severity', 'severity_ordering', 'host', 'main_domain', 'subdomain', 'add_ts'],
   exploit_db: [
@@ -17,8 +20,9 @@ export const EVENT_SORT_KEYS = {
     'add_ts',
     'severity',
     'epss_score',
+    'severity_ordering',
   ],
-  leakcheck: ['email', 'password', 'leak_date', 'main_domain', 'add_ts'],
+  leakcheck: ['email', 'password', 'leak_date', 'main_domain', 'add_ts', 'severity', 'severity_ordering'],
 } as const;
 
 /** Page sizes (spec section 9): 10, and 20 for exploit-db events. */
@@ -195,6 +199,8 @@ export const ZEventsPage = z.object({
   /** At most 10,000: past that `total_exact` is false and the total is a lower bound. */
   total: z.number().int(),
   total_exact: z.boolean(),
+  /** True on a plan without finding details (Trial): the detail fields are withheld, not empty. */
+  details_hidden: z.boolean(),
 });
 export type TEventsPage = z.infer<typeof ZEventsPage>;
 

@@ -35,7 +35,27 @@ export interface TPlanLimits {
   subclasses: readonly ('exploit_scanner' | 'exploit_db' | 'leakcheck')[];
   /** "class/subclass choice": may create custom scans. */
   customScanConfig: boolean;
+  /**
+   * "basic report": false hides every finding's details on every surface (events API, finding
+   * dialog, PDF, CSV, JSON) — see `FINDING_DETAIL_FIELDS` and docs/plans-limits.md.
+   */
+  findingDetails: boolean;
 }
+
+/** What a plan without `findingDetails` does not see: the fields that explain or reproduce a finding. */
+export const FINDING_DETAIL_FIELDS = {
+  exploit_scanner: [
+    'description',
+    'impact',
+    'remediation',
+    'references',
+    'classification',
+    'extracted',
+    'evidence',
+  ],
+  exploit_db: ['description', 'cvss_vector', 'cwe', 'references'],
+  leakcheck: ['password', 'sources'],
+} as const;
 
 const ALL_SUBCLASSES = ['exploit_scanner', 'exploit_db', 'leakcheck'] as const;
 
@@ -49,6 +69,7 @@ export const PLAN_LIMITS: Record<TPlanKey, TPlanLimits> = {
     oneTimeScan: false,
     subclasses: ['exploit_scanner'],
     customScanConfig: false,
+    findingDetails: false,
   },
   // "one-time scan": one scan per paid one-time payment (not a monthly allowance; the "three times
   // per week" of the spec's text describes the schedule choice, which needs a payment per run).
@@ -60,6 +81,7 @@ export const PLAN_LIMITS: Record<TPlanKey, TPlanLimits> = {
     oneTimeScan: true,
     subclasses: ALL_SUBCLASSES,
     customScanConfig: true,
+    findingDetails: true,
   },
   starter: {
     domains: 1,
@@ -69,6 +91,7 @@ export const PLAN_LIMITS: Record<TPlanKey, TPlanLimits> = {
     oneTimeScan: false,
     subclasses: ALL_SUBCLASSES,
     customScanConfig: false,
+    findingDetails: true,
   },
   business: {
     domains: 3,
@@ -78,6 +101,7 @@ export const PLAN_LIMITS: Record<TPlanKey, TPlanLimits> = {
     oneTimeScan: false,
     subclasses: ALL_SUBCLASSES,
     customScanConfig: true,
+    findingDetails: true,
   },
   // "domains by request", "individual scan frequency".
   enterprise: {
@@ -88,5 +112,6 @@ export const PLAN_LIMITS: Record<TPlanKey, TPlanLimits> = {
     oneTimeScan: false,
     subclasses: ALL_SUBCLASSES,
     customScanConfig: true,
+    findingDetails: true,
   },
 };

@@ -34,6 +34,19 @@ export const DEFAULT_WEB_DIST = path.resolve(
   '../../../web/dist',
 );
 
+const IMMUTABLE_CACHE_CONTROL = 'public, max-age=31536000, immutable';
+const INDEX_CACHE_CONTROL = 'no-cache';
+
+function isApiUrl(url: string): boolean {
+  return url === '/api' || url.startsWith('/api/') || url.startsWith('/api?');
+}
+
+/** Vite names everything under assets/ by content hash: those never change; the rest is revalidated. */
+export function staticCacheControl(root: string, filePath: string): string {
+  const relative = path.relative(root, filePath).split(path.sep).join('/');
+  return relative.startsWith('assets/') ? IMMUTABLE_CACHE_CONTROL : INDEX_CACHE_CONTROL;
+}
+
 export interface AppOptions {
   ctx: AppContext;
   maintenance: MaintenanceState;
@@ -82,6 +95,8 @@ export async function buildApp({ ctx, maintenance, queue = false }: AppOptions):
     global: true,
     max: env.RATE_LIMIT_GLOBAL_PER_MINUTE,
     timeWindow: '1 minute',
+    // One page load fetches dozens of static files: only the API counts against the limit.
+    allowList: (request) => !isApiUrl(request.url),
     errorResponseBuilder: (_request, context) =>
       new AppError(429, 'rate_limited', `Too many requests. Try again in ${context.after}.`),
   });
@@ -119,12 +134,17 @@ export async function buildApp({ ctx, maintenance, queue = false }: AppOptions):
   const webDist = env.PERIMETER_WEB_DIST ? path.resolve(env.PERIMETER_WEB_DIST) : DEFAULT_WEB_DIST;
   const hasWeb = existsSync(path.join(webDist, 'index.html'));
   if (hasWeb) {
-    await app.register(fastifyStatic, { root: webDist, wildcard: false, index: false });
+    await app.register(fastifyStatic, {
+      root: webDist,
+      wildcard: false,
+      index: false,
+      cacheControl: false,
+      setHeaders: (reply, filePath) => reply.header('cache-control', staticCacheControl(webDist, filePath)),
+    });
   }
   app.setNotFoundHandler((request, reply) => {
-    const isApi = request.url === '/api' || request.url.startsWith('/api/');
-    if (hasWeb && !isApi && (request.method === 'GET' || request.method === 'HEAD')) {
-      return reply.type('text/html').sendFile('index.html');
+    if (hasWeb && !isApiUrl(request.url) && (request.method === 'GET' || request.method === 'HEAD')) {
+      return reply.type('text/html').header('cache-control', INDEX_CACHE_CONTROL).sendFile('index.html');
     }
     return reply.status(404).send({
       detail: `No route ${request.method} ${request.url.split('?')[0]}.`,

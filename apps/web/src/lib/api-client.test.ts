@@ -1,8 +1,10 @@
 import { configureStore } from '@reduxjs/toolkit';
 import { createApi } from '@reduxjs/toolkit/query/react';
+import { render, screen, waitFor } from '@testing-library/react';
+import type { ReactElement } from 'react';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { authSlice, initialAuthState } from '../features/auth/auth-slice.ts';
-import { createBaseQuery, MAINTENANCE_FALLBACK, type TFileResult } from './api-client.ts';
+import { createBaseQuery, MAINTENANCE_FALLBACK, retryAfterSeconds, type TFileResult } from './api-client.ts';
 import { serializeParams } from './query-string.ts';
 
 const enqueueSnackbar = vi.hoisted(() => vi.fn());
@@ -126,9 +128,39 @@ describe('API client', () => {
     const res = await store.dispatch(testApi.endpoints.me.initiate('x'));
     expect(res.error).toMatchObject({ status: 503 });
     expect(enqueueSnackbar).toHaveBeenCalledWith(
-      'Back at 14:00 UTC',
+      expect.objectContaining({ props: expect.objectContaining({ html: 'Back at 14:00 UTC' }) }),
       expect.objectContaining({ variant: 'warning', anchorOrigin: { vertical: 'top', horizontal: 'right' } }),
     );
+  });
+
+  it('renders the HTML of a 503 detail sanitized, as the banner does', async () => {
+    mockFetch(() =>
+      json(503, { detail: '<b>Back</b> at 14:00 UTC<img src=x onerror="alert(1)">', code: 'maintenance' }),
+    );
+    const { testApi, store } = setup();
+    await store.dispatch(testApi.endpoints.me.initiate('html'));
+    const message = enqueueSnackbar.mock.calls[0]?.[0] as ReactElement;
+    render(message);
+    const alert = await screen.findByTestId('maintenance-alert');
+    await waitFor(() => expect(alert.innerHTML).toBe('<b>Back</b> at 14:00 UTC'));
+    expect(alert.textContent).toBe('Back at 14:00 UTC');
+  });
+
+  it('tells the retry time on 429 instead of failing silently', async () => {
+    mockFetch(() =>
+      json(429, { detail: 'Too many requests.', code: 'rate_limited' }, { 'retry-after': '37' }),
+    );
+    const { testApi, store } = setup();
+    const res = await store.dispatch(testApi.endpoints.me.initiate('limited'));
+    expect(res.error).toMatchObject({ status: 429 });
+    expect(enqueueSnackbar).toHaveBeenCalledWith(
+      'Too many requests. Try again in 37 seconds.',
+      expect.objectContaining({ variant: 'warning', key: 'rate-limited', preventDuplicate: true }),
+    );
+    expect(
+      retryAfterSeconds('Wed, 21 Oct 2015 07:28:30 GMT', Date.parse('Wed, 21 Oct 2015 07:28:00 GMT')),
+    ).toBe(30);
+    expect(retryAfterSeconds(null)).toBeNull();
   });
 
   it('falls back to the standard maintenance text when a 503 has no detail', async () => {
@@ -161,5 +193,16 @@ describe('API client', () => {
     const res = await store.dispatch(testApi.endpoints.report.initiate());
     expect(res.data?.filename).toBe('otchët.pdf');
     expect(await res.data?.blob.text()).toBe('%PDF-1.7');
+  });
+
+  it('returns a JSON attachment as a file, not as an unwrapped envelope', async () => {
+    const report = { data: { scan: { id: 's1' } }, generated_at: '2026-01-01T00:00:00Z' };
+    mockFetch(() =>
+      json(200, report, { 'content-disposition': 'attachment; filename="perimeter-report.json"' }),
+    );
+    const { testApi, store } = setup();
+    const res = await store.dispatch(testApi.endpoints.report.initiate());
+    expect(res.data?.filename).toBe('perimeter-report.json');
+    expect(JSON.parse((await res.data?.blob.text()) ?? '')).toEqual(report);
   });
 });

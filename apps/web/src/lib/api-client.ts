@@ -2,6 +2,8 @@ import type { TApiError, TTokenPair } from '@perimeter/contracts';
 import type { BaseQueryFn, FetchArgs, FetchBaseQueryError, FetchBaseQueryMeta } from '@reduxjs/toolkit/query';
 import { createApi, fetchBaseQuery } from '@reduxjs/toolkit/query/react';
 import { enqueueSnackbar } from 'notistack';
+import { createElement } from 'react';
+import { ServerHtml } from '../components/feedback/server-html.tsx';
 import { env } from '../config/env.ts';
 import { filenameFromContentDisposition } from './content-disposition.ts';
 import { currentLanguage, i18n } from './i18n.ts';
@@ -35,6 +37,9 @@ function createRawBaseQuery(baseUrl: string) {
     },
     responseHandler: async (response) => {
       const type = response.headers.get('content-type') ?? '';
+      // A file is returned whole whatever its type: a JSON report is a download, not an envelope.
+      const isAttachment = /^\s*attachment/i.test(response.headers.get('content-disposition') ?? '');
+      if (response.ok && isAttachment) return response.blob();
       if (type.includes('application/json')) {
         const text = await response.text();
         return text ? JSON.parse(text) : null;
@@ -90,7 +95,33 @@ export function readApiError(error: unknown): TApiError | null {
 
 function notifyMaintenance(error: FetchBaseQueryError) {
   const detail = readApiError(error)?.detail;
-  enqueueSnackbar(detail || i18n.t('errors.maintenance', { defaultValue: MAINTENANCE_FALLBACK }), {
+  // The operator's message is HTML (the banner shows the same text): rendered sanitized, never as tags.
+  const message = detail
+    ? createElement(ServerHtml, { html: detail, testId: 'maintenance-alert' })
+    : i18n.t('errors.maintenance', { defaultValue: MAINTENANCE_FALLBACK });
+  enqueueSnackbar(message, {
+    key: 'maintenance',
+    variant: 'warning',
+    anchorOrigin: { vertical: 'top', horizontal: 'right' },
+    preventDuplicate: true,
+  });
+}
+
+/** Seconds to wait, from Retry-After (seconds or an HTTP date); null when absent. */
+export function retryAfterSeconds(header: string | null | undefined, now = Date.now()): number | null {
+  if (!header) return null;
+  const seconds = Number(header);
+  if (Number.isFinite(seconds)) return Math.max(1, Math.ceil(seconds));
+  const at = Date.parse(header);
+  return Number.isNaN(at) ? null : Math.max(1, Math.ceil((at - now) / 1000));
+}
+
+function notifyRateLimited(meta: FetchBaseQueryMeta | undefined) {
+  const seconds = retryAfterSeconds(meta?.response?.headers.get('retry-after'));
+  const message =
+    seconds === null ? i18n.t('errors.rateLimited') : i18n.t('errors.rateLimitedRetry', { count: seconds });
+  enqueueSnackbar(message, {
+    key: 'rate-limited',
     variant: 'warning',
     anchorOrigin: { vertical: 'top', horizontal: 'right' },
     preventDuplicate: true,
@@ -150,6 +181,7 @@ export function createBaseQuery(
 
     if (result.error) {
       if (result.error.status === 503) notifyMaintenance(result.error);
+      if (result.error.status === 429) notifyRateLimited(result.meta);
       return { error: result.error, meta: result.meta };
     }
     return { data: unwrap(result.data, result.meta), meta: result.meta };

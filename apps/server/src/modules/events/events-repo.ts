@@ -43,6 +43,7 @@ const SORT_COLUMNS = {
     add_ts: findingsExploitDb.addTs,
     severity: findingsExploitDb.severityOrdering,
     epss_score: findingsExploitDb.epssScore,
+    severity_ordering: findingsExploitDb.severityOrdering,
   },
   leakcheck: {
     email: findingsLeakcheck.email,
@@ -50,6 +51,8 @@ const SORT_COLUMNS = {
     leak_date: findingsLeakcheck.leakDate,
     main_domain: findingsLeakcheck.mainDomain,
     add_ts: findingsLeakcheck.addTs,
+    severity: findingsLeakcheck.severityOrdering,
+    severity_ordering: findingsLeakcheck.severityOrdering,
   },
 } as const;
 

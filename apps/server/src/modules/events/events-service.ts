@@ -10,6 +10,8 @@ import { notFound } from '../../lib/errors.ts';
 import type { AppContext } from '../../server/context.ts';
 import { cveIntelOf, NO_CVE_INTEL } from '../intel/intel-fns.ts';
 import { getScan } from '../scans/scans-repo.ts';
+import { limitsOf } from '../targets/targets-fns.ts';
+import { getUserPlan } from '../targets/targets-repo.ts';
 import * as repo from './events-repo.ts';
 
 const iso = (d: Date | null) => d?.toISOString() ?? null;
@@ -100,6 +102,44 @@ export function toEvent(row: repo.FindingRow): TEvent {
   };
 }
 
+/**
+ * A plan without finding details (Trial: "basic report") sees what was found and where, never how
+ * to exploit or fix it: the same rule the report applies (docs/plans-limits.md).
+ */
+export function withoutDetails(event: TEvent): TEvent {
+  if (event.scan_subclass === 'exploit_scanner') {
+    return {
+      ...event,
+      description: null,
+      impact: null,
+      remediation: null,
+      references: [],
+      classification: null,
+      extracted: [],
+      evidence: null,
+    };
+  }
+  if (event.scan_subclass === 'exploit_db') {
+    return { ...event, description: null, cvss_vector: null, cwe: [], references: [] };
+  }
+  return { ...event, password: '', sources: [] };
+}
+
+export async function seesFindingDetails(ctx: AppContext, userId: string): Promise<boolean> {
+  return limitsOf(await getUserPlan(ctx.db, userId)).findingDetails;
+}
+
+async function forPlan(ctx: AppContext, userId: string, page: Omit<TEventsPage, 'details_hidden'>) {
+  const details = await seesFindingDetails(ctx, userId);
+  return details
+    ? { ...page, details_hidden: false }
+    : { ...page, items: page.items.map(withoutDetails), details_hidden: true };
+}
+
+async function eventForPlan(ctx: AppContext, userId: string, event: TEvent): Promise<TEvent> {
+  return (await seesFindingDetails(ctx, userId)) ? event : withoutDetails(event);
+}
+
 /** A detected technology with no known CVE, in the exploit_db event shape (no CVE, informational). */
 function technologyEvent(row: repo.TechnologyRow): TEvent {
   return {
@@ -150,7 +190,7 @@ async function withoutCve(
   body: TAllEventsBody,
   page: { limit: number; offset: number },
   scanId?: string,
-): Promise<TEventsPage> {
+): Promise<Omit<TEventsPage, 'details_hidden'>> {
   const { rows, total } = await repo.listTechnologiesWithoutCve(ctx.db, userId, body, page, scanId);
   return { items: rows.map(technologyEvent), total, total_exact: true };
 }
@@ -170,9 +210,9 @@ export async function getAllEvents(
   q: { limit?: number | undefined; offset: number },
 ): Promise<TEventsPage> {
   if (body.scan_subclass === 'exploit_db' && body.vulnerabilities_existence === 'without')
-    return withoutCve(ctx, userId, body, pageOf(body, q));
+    return forPlan(ctx, userId, await withoutCve(ctx, userId, body, pageOf(body, q)));
   const { rows, total, totalExact } = await repo.listFindings(ctx.db, userId, body, pageOf(body, q));
-  return { items: rows.map(toEvent), total, total_exact: totalExact };
+  return forPlan(ctx, userId, { items: rows.map(toEvent), total, total_exact: totalExact });
 }
 
 export async function getOneScanEvents(
@@ -185,7 +225,11 @@ export async function getOneScanEvents(
   if (!scan) throw notFound('Scan not found.');
   const { id, ...filters } = body;
   if (filters.scan_subclass === 'exploit_db' && filters.vulnerabilities_existence === 'without')
-    return withoutCve(ctx, userId, filters as TAllEventsBody, pageOf(body, q), id);
+    return forPlan(
+      ctx,
+      userId,
+      await withoutCve(ctx, userId, filters as TAllEventsBody, pageOf(body, q), id),
+    );
   const { rows, total, totalExact } = await repo.listFindings(
     ctx.db,
     userId,
@@ -193,7 +237,7 @@ export async function getOneScanEvents(
     pageOf(body, q),
     id,
   );
-  return { items: rows.map(toEvent), total, total_exact: totalExact };
+  return forPlan(ctx, userId, { items: rows.map(toEvent), total, total_exact: totalExact });
 }
 
 export async function resolveEvent(
@@ -205,7 +249,7 @@ export async function resolveEvent(
     reason: body.reason,
   });
   if (!row) throw notFound('Event not found.');
-  return toEvent(row);
+  return eventForPlan(ctx, userId, toEvent(row));
 }
 
 export async function unresolveEvent(
@@ -215,5 +259,5 @@ export async function unresolveEvent(
 ): Promise<TEvent> {
   const row = await repo.setResolved(ctx.db, userId, body.scan_subclass, body.event_id, null);
   if (!row) throw notFound('Event not found.');
-  return toEvent(row);
+  return eventForPlan(ctx, userId, toEvent(row));
 }

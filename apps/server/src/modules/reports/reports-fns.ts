@@ -9,6 +9,7 @@ import type {
 import { REPORT_NOTICES, SEVERITIES } from '@perimeter/contracts';
 import { cveIntelOf, fixFirstOrder } from '../intel/intel-fns.ts';
 import { maskPassword as maskLeakedPassword } from '@perimeter/engine';
+import { limitsOf } from '../targets/targets-fns.ts';
 import type { EdRow, EsRow, LcRow, ScanRow, ScopeRow, Seen, TargetRow } from './reports-repo.ts';
 import { REPORT_TEXTS, type ReportTexts } from './reports-texts.ts';
 
@@ -277,7 +278,7 @@ export function buildReport(input: ReportInput): TReport {
     })),
     restricted: null,
   };
-  return input.plan === 'trial_scan' ? restrictForTrial(report, t) : report;
+  return limitsOf(input.plan).findingDetails ? report : restrictForTrial(report, t);
 }
 
 /** Stored passwords are masked already; this keeps it so even if a clear value slipped through. */
@@ -286,10 +287,13 @@ export function maskPassword(p: string): string {
   return maskLeakedPassword(p);
 }
 
-export const TRIAL_CVE_ROWS = 5;
 export const UNLOCK_PLANS = ['try_it', 'starter', 'business', 'enterprise'];
 
-/** Trial scan: "demo scan with basic report" — what was found stays, the details are hidden. */
+/**
+ * A plan without finding details (Trial: "demo scan with basic report"): what was found stays —
+ * every finding, CVE match and leaked address with its severity and host — and the details are
+ * hidden, exactly as the events API hides them (docs/plans-limits.md).
+ */
 export function restrictForTrial(report: TReport, t: ReportTexts): TReport {
   return {
     ...report,
@@ -302,10 +306,10 @@ export function restrictForTrial(report: TReport, t: ReportTexts): TReport {
       references: [],
       classification: null,
     })),
-    cves: report.cves.slice(0, TRIAL_CVE_ROWS),
-    leaks: [],
+    cves: report.cves.map((c) => ({ ...c, description: null })),
+    leaks: report.leaks.map((l) => ({ ...l, password: '', sources: [] })),
     restricted: {
-      hidden: ['finding_details', 'cve_table_after_first_5', 'leak_table'],
+      hidden: ['finding_details', 'cve_details', 'leak_details'],
       message: t.hiddenBody,
       unlock_plans: UNLOCK_PLANS,
     },

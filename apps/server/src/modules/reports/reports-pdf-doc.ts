@@ -322,15 +322,22 @@ export function reportDocDefinition(report: TReport): TDocumentDefinitions {
 
   const leakSection: Content[] = [
     h1(t.leakTable),
-    restricted
-      ? { text: t.hiddenSection, italics: true, fontSize: 9, color: '#e65100' }
-      : report.leaks.length
+    ...(restricted
+      ? [{ text: t.hiddenSection, italics: true, fontSize: 9, color: '#e65100' } as Content]
+      : []),
+    report.leaks.length
+      ? restricted
         ? simpleTable(
+            [t.email, t.leakDate],
+            report.leaks.map((l) => [l.email, l.leak_date ?? '—']),
+            ['*', 90],
+          )
+        : simpleTable(
             [t.email, t.password, t.leakDate, t.leakSources],
             report.leaks.map((l) => [l.email, l.password, l.leak_date ?? '—', l.sources.join(', ')]),
             ['*', 90, 60, 130],
           )
-        : { text: t.noFindings, fontSize: 10 },
+      : { text: t.noFindings, fontSize: 10 },
   ];
 
   const scopeSection: Content[] = [

@@ -129,7 +129,7 @@ const en: ReportTexts = {
   technologies: 'Technologies',
   hiddenTitle: 'Part of this report is hidden',
   hiddenBody:
-    'On the Trial scan plan the report shows what was found but hides the details: descriptions, impact, how to resolve and how to reproduce each finding, most of the CVE table and the leaked-credential table. Any paid plan (Try it!, Starter, Business or Enterprise) unlocks the full report.',
+    'On the Trial scan plan the report shows what was found but hides the details: descriptions, impact, how to resolve, how to reproduce and references of each finding, CVE descriptions, and the passwords and sources of leaked credentials. Any paid plan (Try it!, Starter, Business or Enterprise) unlocks the full report.',
   hiddenSection: 'Hidden on the Trial scan plan — upgrade to unlock.',
   footer: 'Perimeter · confidential · page {page} of {pages}',
   none: '—',
@@ -225,7 +225,7 @@ const ru: ReportTexts = {
   technologies: 'Технологии',
   hiddenTitle: 'Часть отчёта скрыта',
   hiddenBody:
-    'На тарифе «Trial scan» отчёт показывает, что найдено, но скрывает подробности: описание, последствия, способы устранения и воспроизведения, бóльшую часть таблицы CVE и таблицу утечек. Любой платный тариф (Try it!, Starter, Business или Enterprise) открывает полный отчёт.',
+    'На тарифе «Trial scan» отчёт показывает, что найдено, но скрывает подробности: описание, последствия, способы устранения и воспроизведения и ссылки каждой находки, описания CVE, а также пароли и источники утечек учётных данных. Любой платный тариф (Try it!, Starter, Business или Enterprise) открывает полный отчёт.',
   hiddenSection: 'Скрыто на тарифе «Trial scan» — смените тариф, чтобы открыть.',
   footer: 'Perimeter · конфиденциально · страница {page} из {pages}',
   none: '—',

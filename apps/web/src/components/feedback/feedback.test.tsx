@@ -3,7 +3,8 @@ import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { renderApp } from '../../test/render.tsx';
 import { acceptCookies, CookieBanner, hasCookieConsent } from './cookie-banner.tsx';
-import { MaintenanceBanner, sanitizeMessage } from './maintenance-banner.tsx';
+import { MaintenanceBanner } from './maintenance-banner.tsx';
+import { sanitizeMessage } from './server-html.tsx';
 import { initialSnackbarState, openSnackbar, snackbarSlice } from './snackbar-slice.ts';
 
 function clearCookies() {

@@ -1,6 +1,6 @@
 import { Box, Container, Toolbar, useMediaQuery } from '@mui/material';
 import { useTheme } from '@mui/material/styles';
-import { useEffect } from 'react';
+import { useEffect, useRef } from 'react';
 import { Outlet } from 'react-router';
 import { MaintenanceBanner } from '../../components/feedback/maintenance-banner.tsx';
 import { HEADER_HEIGHT } from '../../config/layout.ts';
@@ -10,6 +10,16 @@ import { loadMenu, menuActions } from '../menu-slice.ts';
 import { Sidebar } from './drawer/index.tsx';
 import { Header } from './header/index.tsx';
 import { HorizontalBar } from './horizontal/index.tsx';
+
+/**
+ * Spec §2: the drawer opens by default on wide screens and closes below xl, unless mini-drawer mode
+ * is set — then the width no longer opens or closes it (the user's toggle holds; collapsed it shows
+ * the 60 px mini variant). `null`: leave it as it is.
+ */
+export function drawerOpenFor(belowXl: boolean, miniDrawer: boolean, isFirst: boolean): boolean | null {
+  if (isFirst || !miniDrawer) return !belowXl;
+  return null;
+}
 
 export function MainLayout() {
   const theme = useTheme();
@@ -23,9 +33,11 @@ export function MainLayout() {
     void dispatch(loadMenu());
   }, [dispatch]);
 
-  // Opens by default on wide screens, closes below xl, unless mini-drawer mode keeps it collapsed.
+  const isFirst = useRef(true);
   useEffect(() => {
-    dispatch(menuActions.openDrawer(miniDrawer ? false : !belowXl));
+    const open = drawerOpenFor(belowXl, miniDrawer, isFirst.current);
+    isFirst.current = false;
+    if (open !== null) dispatch(menuActions.openDrawer(open));
   }, [belowXl, miniDrawer, dispatch]);
 
   return (

@@ -1,5 +1,6 @@
 import ContentCopyOutlined from '@mui/icons-material/ContentCopyOutlined';
 import {
+  Alert,
   Box,
   Button,
   Chip,
@@ -12,14 +13,36 @@ import {
   Stack,
   Typography,
 } from '@mui/material';
+import type { SxProps, Theme } from '@mui/material/styles';
 import type { TEvent } from '@perimeter/contracts';
 import { type ReactNode, useId } from 'react';
 import { useTranslation } from 'react-i18next';
+import { Link as RouterLink } from 'react-router';
 import { useNotify } from '../../../components/feedback/snackbar.tsx';
+import { paths } from '../../../config/paths.ts';
 import { maskPassword, SeverityChip, StatusChip, useFormat } from './event-format.tsx';
 import { ResolveControls } from './resolve-controls.tsx';
 
 type TOf<S extends TEvent['scan_subclass']> = Extract<TEvent, { scan_subclass: S }>;
+
+/** The Trial rule (docs/plans-limits.md): what was found is shown, the details are not. */
+export function DetailsHiddenNotice({ sx }: { sx?: SxProps<Theme> }) {
+  const { t } = useTranslation();
+  return (
+    <Alert
+      severity="warning"
+      sx={sx}
+      data-testid="details-hidden"
+      action={
+        <Button component={RouterLink} to={paths.choosePlan} color="inherit" size="small">
+          {t('events.detailsHidden.choosePlan')}
+        </Button>
+      }
+    >
+      {t('events.detailsHidden.text')}
+    </Alert>
+  );
+}
 
 function Section({ title, children }: { title: string; children: ReactNode }) {
   const id = useId();
@@ -167,7 +190,7 @@ function CopyButton({ text, label }: { text: string; label: string }) {
   );
 }
 
-function ScannerDetails({ event }: { event: TOf<'exploit_scanner'> }) {
+function ScannerDetails({ event, hidden }: { event: TOf<'exploit_scanner'>; hidden: boolean }) {
   const { t } = useTranslation();
   const f = useFormat();
   const classification = Object.entries(event.classification ?? {}).filter(
@@ -192,6 +215,38 @@ function ScannerDetails({ event }: { event: TOf<'exploit_scanner'> }) {
           <Fact label={t('events.details.lastSeen')}>{f.date(event.last_seen)}</Fact>
         </Facts>
       </Section>
+      {hidden ? <DetailsHiddenNotice sx={{ mb: 2 }} /> : <ScannerExplanation event={event} />}
+      <Section title={t('events.details.classification')}>
+        <Facts>
+          <Fact label={t('events.details.classificationSeverity')}>
+            <SeverityChip severity={event.severity} />
+          </Fact>
+          {classification.map(([k, v]) => (
+            <Fact
+              key={k}
+              label={known.has(k) ? t(`events.details.classificationKeys.${k.replace(/-/g, '_')}`) : k}
+            >
+              <span dir="ltr">{classificationValue(v)}</span>
+            </Fact>
+          ))}
+        </Facts>
+        {event.tags.length > 0 && (
+          <Stack direction="row" useFlexGap spacing={0.5} sx={{ mt: 1, flexWrap: 'wrap' }}>
+            {event.tags.map((tag) => (
+              <Chip key={tag} size="small" variant="outlined" label={tag} />
+            ))}
+          </Stack>
+        )}
+      </Section>
+    </>
+  );
+}
+
+/** Description, impact, how to resolve and reproduce, references: the details a Trial plan does not see. */
+function ScannerExplanation({ event }: { event: TOf<'exploit_scanner'> }) {
+  const { t } = useTranslation();
+  return (
+    <>
       {event.description && (
         <Section title={t('events.details.description')}>
           <Text value={event.description} />
@@ -247,33 +302,11 @@ function ScannerDetails({ event }: { event: TOf<'exploit_scanner'> }) {
         )}
       </Section>
       <References refs={event.references} />
-      <Section title={t('events.details.classification')}>
-        <Facts>
-          <Fact label={t('events.details.classificationSeverity')}>
-            <SeverityChip severity={event.severity} />
-          </Fact>
-          {classification.map(([k, v]) => (
-            <Fact
-              key={k}
-              label={known.has(k) ? t(`events.details.classificationKeys.${k.replace(/-/g, '_')}`) : k}
-            >
-              <span dir="ltr">{classificationValue(v)}</span>
-            </Fact>
-          ))}
-        </Facts>
-        {event.tags.length > 0 && (
-          <Stack direction="row" useFlexGap spacing={0.5} sx={{ mt: 1, flexWrap: 'wrap' }}>
-            {event.tags.map((tag) => (
-              <Chip key={tag} size="small" variant="outlined" label={tag} />
-            ))}
-          </Stack>
-        )}
-      </Section>
     </>
   );
 }
 
-function CveDetails({ event }: { event: TOf<'exploit_db'> }) {
+function CveDetails({ event, hidden }: { event: TOf<'exploit_db'>; hidden: boolean }) {
   const { t } = useTranslation();
   const f = useFormat();
   // Bounds as comparisons, so it is plain whether the bound itself is affected: ≥ 2.4.49, < 2.4.51.
@@ -319,10 +352,16 @@ function CveDetails({ event }: { event: TOf<'exploit_db'> }) {
           </Fact>
         </Facts>
       </Section>
-      <Section title={t('events.details.description')}>
-        <Text value={event.description} />
-      </Section>
-      <References refs={event.references} />
+      {hidden ? (
+        <DetailsHiddenNotice sx={{ mb: 2 }} />
+      ) : (
+        <>
+          <Section title={t('events.details.description')}>
+            <Text value={event.description} />
+          </Section>
+          <References refs={event.references} />
+        </>
+      )}
       <Section title={t('events.details.classification')}>
         <Facts>
           <Fact label={t('events.details.classificationSeverity')}>
@@ -346,17 +385,20 @@ function CveDetails({ event }: { event: TOf<'exploit_db'> }) {
   );
 }
 
-function LeakDetails({ event }: { event: TOf<'leakcheck'> }) {
+function LeakDetails({ event, hidden }: { event: TOf<'leakcheck'>; hidden: boolean }) {
   const { t } = useTranslation();
   const f = useFormat();
   return (
     <Section title={t('events.details.leakInfo')}>
+      {hidden && <DetailsHiddenNotice sx={{ mb: 1 }} />}
       <Facts>
         <Fact label={t('events.columns.email')}>
           <span dir="ltr">{event.email}</span>
         </Fact>
         <Fact label={t('events.columns.password')}>
-          {event.password ? (
+          {hidden ? (
+            t('events.detailsHidden.value')
+          ) : event.password ? (
             <Box component="span" dir="ltr" sx={{ fontFamily: 'monospace' }} data-testid="leak-password">
               {maskPassword(event.password)}
             </Box>
@@ -365,7 +407,11 @@ function LeakDetails({ event }: { event: TOf<'leakcheck'> }) {
           )}
         </Fact>
         <Fact label={t('events.details.leakSources')}>
-          {event.sources.length ? event.sources.join(', ') : t('events.details.none')}
+          {hidden
+            ? t('events.detailsHidden.value')
+            : event.sources.length
+              ? event.sources.join(', ')
+              : t('events.details.none')}
         </Fact>
         <Fact label={t('events.columns.leak_date')}>{f.day(event.leak_date)}</Fact>
         <Fact label={t('events.columns.main_domain')}>{event.main_domain}</Fact>
@@ -389,10 +435,13 @@ export function eventTitle(event: TEvent): string {
  */
 export function EventDetails({
   event,
+  detailsHidden = false,
   open,
   onClose,
 }: {
   event: TEvent | null;
+  /** The server withheld the details (Trial): say so instead of "Not available". */
+  detailsHidden?: boolean;
   open: boolean;
   onClose: () => void;
 }) {
@@ -417,9 +466,11 @@ export function EventDetails({
               <SeverityChip severity={event.severity} />
               <StatusChip event={event} />
             </Stack>
-            {event.scan_subclass === 'exploit_scanner' && <ScannerDetails event={event} />}
-            {event.scan_subclass === 'exploit_db' && <CveDetails event={event} />}
-            {event.scan_subclass === 'leakcheck' && <LeakDetails event={event} />}
+            {event.scan_subclass === 'exploit_scanner' && (
+              <ScannerDetails event={event} hidden={detailsHidden} />
+            )}
+            {event.scan_subclass === 'exploit_db' && <CveDetails event={event} hidden={detailsHidden} />}
+            {event.scan_subclass === 'leakcheck' && <LeakDetails event={event} hidden={detailsHidden} />}
             <Divider sx={{ my: 2 }} />
             <ResolveControls key={event.id} event={event} onDone={onClose} />
           </DialogContent>

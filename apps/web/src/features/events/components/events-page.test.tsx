@@ -121,7 +121,7 @@ function stubApi(handler: (path: string, body: Record<string, unknown> | null, u
 }
 
 const page = (items: TEvent[], total = items.length, total_exact = true): Response =>
-  Response.json({ data: { items, total, total_exact } satisfies TEventsPage });
+  Response.json({ data: { items, total, total_exact, details_hidden: false } satisfies TEventsPage });
 
 function Location() {
   const location = useLocation();
@@ -327,7 +327,7 @@ describe('events page', () => {
       expect(first?.body).toEqual({
         scan_class: 'class_exploitation',
         scan_subclass: 'exploit_db',
-        sort_key: 'severity',
+        sort_key: 'severity_ordering',
         sort_order: 'desc',
       });
       for (const [label, key] of [
@@ -343,8 +343,8 @@ describe('events page', () => {
       ] as const) {
         await checkSort(user, calls, label, key, key);
       }
-      await checkSort(user, calls, 'Severity', null, 'severity');
-      await checkAscending(user, calls, 'Severity', 'severity');
+      await checkSort(user, calls, 'Severity', null, 'severity_ordering');
+      await checkAscending(user, calls, 'Severity', 'severity_ordering');
 
       await user.click(screen.getByRole('combobox', { name: /^Known vulnerabilities/ }));
       await user.click(await screen.findByRole('option', { name: 'Without vulnerabilities' }));
@@ -495,6 +495,34 @@ describe('events page', () => {
     expect(within(classification).getByTestId('severity-high')).toHaveTextContent('High');
     expect(classification).toHaveTextContent('CWECWE-200');
     expect(classification).toHaveTextContent('CVSS score7.5');
+  });
+
+  it('on a plan without details (Trial) the page and the dialog say the details are hidden', async () => {
+    const hidden = vuln(1, {
+      description: null,
+      impact: null,
+      remediation: null,
+      references: [],
+      classification: null,
+      evidence: null,
+    });
+    stubApi(() =>
+      Response.json({ data: { items: [hidden], total: 1, total_exact: true, details_hidden: true } }),
+    );
+    const user = userEvent.setup();
+    renderPage('/events/vulnerabilities');
+    expect(await screen.findByTestId('details-hidden')).toHaveTextContent(
+      /Trial scan plan shows what was found/,
+    );
+    await user.click(await screen.findByTestId(`event-${uuid(1)}`));
+    const dialog = await screen.findByRole('dialog', { name: 'Exposed .git/config 1' });
+    expect(within(dialog).getByTestId('details-hidden')).toBeInTheDocument();
+    expect(within(dialog).queryByRole('region', { name: 'How to reproduce' })).toBeNull();
+    expect(within(dialog).queryByRole('region', { name: 'Impact' })).toBeNull();
+    expect(within(dialog).getByRole('link', { name: 'Choose a plan' })).toHaveAttribute(
+      'href',
+      '/choose-plan',
+    );
   });
 
   it('a CVE row shows its technology info', async () => {

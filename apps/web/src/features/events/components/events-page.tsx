@@ -28,7 +28,7 @@ import {
   tabPath,
   useEventsParams,
 } from '../hooks/use-events-params.ts';
-import { EventDetails } from './event-details.tsx';
+import { DetailsHiddenNotice, EventDetails } from './event-details.tsx';
 import { useFormat } from './event-format.tsx';
 import { EventsFilters } from './events-filters.tsx';
 import { EventsTable } from './events-table.tsx';
@@ -89,6 +89,7 @@ export function EventsPage() {
           </Stack>
         </Alert>
       )}
+      {data?.details_hidden && <DetailsHiddenNotice sx={{ mb: 2 }} />}
       <EventsFilters subclass={subclass} state={state} update={update} />
       <Card>
         <Stack direction="row" spacing={1} sx={{ px: 2, pt: 1.5, alignItems: 'center', minHeight: 40 }}>
@@ -167,7 +168,12 @@ export function EventsPage() {
           </>
         )}
       </Card>
-      <EventDetails event={selected} open={isOpen} onClose={() => setOpen(false)} />
+      <EventDetails
+        event={selected}
+        detailsHidden={data?.details_hidden ?? false}
+        open={isOpen}
+        onClose={() => setOpen(false)}
+      />
     </>
   );
 }

@@ -22,8 +22,7 @@ export const SUBCLASS_OF_TAB: Record<TEventsTab, TScanSubclass> = {
 
 /**
  * The columns a user can sort by. `severity` and `severity_ordering` are one column: the spec maps
- * a severity sort to `severity_ordering`, which only the exploit-scanner body accepts (the
- * exploit-db body takes `severity` and the server sorts it by its ordering).
+ * a severity sort to `severity_ordering`, which every subclass's body accepts.
  */
 export const SORT_COLUMNS = {
   exploit_scanner: ['name', 'severity', 'host', 'main_domain', 'subdomain', 'add_ts'],
@@ -156,6 +155,11 @@ export function hasFilters(s: TEventsState): boolean {
 }
 
 /** State → request body of get_all_/get_one_user_abstract_scan_events (spec §7). */
+/** Spec section 7: a severity sort is sent as `severity_ordering`. */
+function severityAsOrdering<K extends string>(sort: K): Exclude<K, 'severity'> | 'severity_ordering' {
+  return sort === 'severity' ? 'severity_ordering' : (sort as Exclude<K, 'severity'>);
+}
+
 export function buildBody(s: TEventsState, subclass: TScanSubclass): TAllEventsBody {
   const common = {
     scan_class: SUBCLASS_OF_CLASS[subclass],
@@ -179,14 +183,14 @@ export function buildBody(s: TEventsState, subclass: TScanSubclass): TAllEventsB
     return {
       ...common,
       scan_subclass: 'exploit_scanner',
-      sort_key: sort === 'severity' ? 'severity_ordering' : sort,
+      sort_key: severityAsOrdering(sort),
     };
   }
   if (subclass === 'exploit_db') {
     return {
       ...common,
       scan_subclass: 'exploit_db',
-      sort_key: s.sort as (typeof SORT_COLUMNS.exploit_db)[number],
+      sort_key: severityAsOrdering(s.sort as (typeof SORT_COLUMNS.exploit_db)[number]),
       ...(s.vulns !== 'all' ? { vulnerabilities_existence: s.vulns } : {}),
     };
   }

@@ -297,6 +297,21 @@ describe('new scan stepper', { timeout: 30_000 }, () => {
     await waitFor(() => expect(heading()).toHaveTextContent('Step 1 of 4: Scanning settings'));
   });
 
+  it('a single registered target is preselected; with two, none is', async () => {
+    stubApi({ targets: [target(ID1, 'lab.example.com', { verified: true })] });
+    const user = userEvent.setup();
+    const view = renderPage();
+    expect(await screen.findByRole('radio', { name: /lab\.example\.com/ })).toBeChecked();
+    await user.click(screen.getByRole('button', { name: 'Next' }));
+    await waitFor(() => expect(heading()).toHaveTextContent('Full or custom scan'));
+    view.unmount();
+
+    stubApi({ targets: [target(ID1, 'lab.example.com'), target(ID2, 'shop.example.com')] });
+    renderPage();
+    expect(await screen.findByRole('radio', { name: /lab\.example\.com/ })).not.toBeChecked();
+    expect(screen.getByRole('radio', { name: /shop\.example\.com/ })).not.toBeChecked();
+  });
+
   it('locks what the plan lacks and says why', async () => {
     stubApi({ targets: [target(ID1, 'lab.example.com', { verified: true })] });
     const user = userEvent.setup();

@@ -17,7 +17,7 @@ import {
   Typography,
 } from '@mui/material';
 import { TARGET_TYPES, type TTarget } from '@perimeter/contracts';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { Controller, useForm } from 'react-hook-form';
 import { useTranslation } from 'react-i18next';
 import { useAddTargetsMutation } from '../api/add-targets.ts';
@@ -43,6 +43,11 @@ export function TargetStep({
   const all = data ? TARGET_TYPES.flatMap((type) => data[type]) : [];
   const [mode, setMode] = useState<TMode | null>(null);
   const current: TMode = mode ?? (data && all.length === 0 ? 'new' : 'existing');
+  // A single registered target is the obvious choice: preselect it.
+  const only = all.length === 1 ? all[0] : undefined;
+  useEffect(() => {
+    if (only && !selected) onSelect(only);
+  }, [only, selected, onSelect]);
 
   if (targets.isLoading) {
     return (

@@ -190,6 +190,14 @@ describe('reports page (past scans)', () => {
       expect(within(screen.getByTestId('scan-c1')).getByText('Pending')).toBeInTheDocument(),
     );
     await user.click(within(screen.getByTestId('scan-r1')).getByRole('button', { name: 'Cancel' }));
+    // Cancelling asks first: "Keep scanning" sends nothing.
+    const ask = await screen.findByRole('dialog', { name: 'Cancel this scan?' });
+    await user.click(within(ask).getByRole('button', { name: 'Keep scanning' }));
+    await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
+    expect(posted).toEqual([['start', { id: 'c1' }]]);
+    await user.click(within(screen.getByTestId('scan-r1')).getByRole('button', { name: 'Cancel' }));
+    const confirm = await screen.findByRole('dialog', { name: 'Cancel this scan?' });
+    await user.click(within(confirm).getByRole('button', { name: 'Cancel scan' }));
     await waitFor(() =>
       expect(within(screen.getByTestId('scan-r1')).getByText('Canceled')).toBeInTheDocument(),
     );

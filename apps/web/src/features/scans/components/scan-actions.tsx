@@ -1,6 +1,14 @@
-import { Button, Stack } from '@mui/material';
+import {
+  Button,
+  Dialog,
+  DialogActions,
+  DialogContent,
+  DialogContentText,
+  DialogTitle,
+  Stack,
+} from '@mui/material';
 import type { TScan } from '@perimeter/contracts';
-import type { ReactNode } from 'react';
+import { type ReactNode, useId, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNotify } from '../../../components/feedback/snackbar.tsx';
 import { readApiError } from '../../../lib/api-client.ts';
@@ -24,6 +32,8 @@ export function ScanActions({
   const notify = useNotify();
   const [start, startState] = useStartScanMutation();
   const [cancel, cancelState] = useCancelScanMutation();
+  const [confirming, setConfirming] = useState(false);
+  const titleId = useId();
   const run = async (action: 'start' | 'cancel') => {
     try {
       await (action === 'start' ? start(scan.id) : cancel(scan.id)).unwrap();
@@ -59,12 +69,34 @@ export function ScanActions({
           color="error"
           variant="outlined"
           disabled={cancelState.isLoading}
-          onClick={() => void run('cancel')}
+          onClick={() => setConfirming(true)}
         >
           {t('scans.cancel')}
         </Button>
       )}
       {children}
+      {/* Cancelling cannot be undone: the partial results stay, the scan does not resume. */}
+      <Dialog open={confirming} onClose={() => setConfirming(false)} aria-labelledby={titleId}>
+        <DialogTitle id={titleId}>{t('scans.cancelConfirm.title')}</DialogTitle>
+        <DialogContent>
+          <DialogContentText>{t('scans.cancelConfirm.text')}</DialogContentText>
+        </DialogContent>
+        <DialogActions>
+          <Button onClick={() => setConfirming(false)} autoFocus>
+            {t('scans.cancelConfirm.keep')}
+          </Button>
+          <Button
+            color="error"
+            variant="contained"
+            onClick={() => {
+              setConfirming(false);
+              void run('cancel');
+            }}
+          >
+            {t('scans.cancelConfirm.confirm')}
+          </Button>
+        </DialogActions>
+      </Dialog>
     </Stack>
   );
 }

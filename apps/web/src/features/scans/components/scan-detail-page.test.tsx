@@ -515,7 +515,7 @@ describe('scan detail page', { timeout: 30_000 }, () => {
             data: report({
               plan: 'trial_scan',
               restricted: {
-                hidden: ['finding_details', 'cve_table_after_first_5', 'leak_table'],
+                hidden: ['finding_details', 'cve_details', 'leak_details'],
                 message: 'Part of this report is hidden on the trial plan.',
                 unlock_plans: ['try_it', 'starter', 'business', 'enterprise'],
               },
@@ -532,8 +532,8 @@ describe('scan detail page', { timeout: 30_000 }, () => {
         .map((li) => li.textContent),
     ).toEqual([
       'the details of each finding (description, impact, how to resolve, how to reproduce, web references, classification)',
-      'known-exploit matches after the first 5',
-      'the table of leaked credentials',
+      'the description, CVSS vector, weaknesses and references of each known-exploit match',
+      'the passwords and sources of leaked credentials',
     ]);
     expect(notice).toHaveTextContent(
       'The full report comes with these plans: Try it!, Starter, Business, Enterprise.',

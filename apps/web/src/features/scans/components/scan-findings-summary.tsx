@@ -24,7 +24,7 @@ import { SEVERITY_COLOR } from './severity.ts';
 const CHANGE_KINDS = ['new', 'fixed', 'regressed'] as const;
 /** How many findings each "what changed" column lists; the events tabs show the rest. */
 export const CHANGES_SHOWN = 5;
-const HIDDEN_PARTS = ['finding_details', 'cve_table_after_first_5', 'leak_table'];
+const HIDDEN_PARTS = ['finding_details', 'cve_details', 'leak_details'];
 const PLAN_NAMES = ['try_it', 'starter', 'business', 'enterprise', 'trial_scan'];
 
 /** The events tabs of this scan, with how many findings each holds. */
