@@ -76,7 +76,8 @@ async function scanHost(
       }),
     ctx.signal,
   )) {
-    out.push(info);
+    // null: no probe could connect again (a port that was never open, e.g. a self-connect).
+    if (info) out.push(info);
   }
   return out.sort((a, b) => a.port - b.port);
 }

@@ -106,19 +106,21 @@ function recogniseData(data: Buffer): RecognisedService | null {
 
 /**
  * Identifies the service on an open port with a few probes (greeting, HTTP, TLS, Redis),
- * in an order that depends on the port, stopping at the first recognised answer.
+ * in an order that depends on the port, stopping at the first recognised answer. null when no
+ * probe could connect at all: the port was not open after all (e.g. a TCP self-connect).
  */
 export async function identifyService(
   policy: ScopePolicy,
   ip: string,
   port: number,
   options: ProbeOptions = {},
-): Promise<ServiceInfo> {
+): Promise<ServiceInfo | null> {
   const connectTimeoutMs = options.connectTimeoutMs ?? 2000;
   const readTimeoutMs = options.readTimeoutMs ?? 1500;
   const ua = options.userAgent ?? 'Mozilla/5.0 (compatible; Perimeter/0.1)';
   const base = { ip, port, transport: 'tcp' as const, source: 'builtin' as const };
   let firstBanner: string | undefined;
+  let connected = false;
 
   for (const probe of probeOrder(port)) {
     if (options.signal?.aborted) break;
@@ -135,6 +137,7 @@ export async function identifyService(
       if ((e as { code?: string }).code === 'scope_refused') throw e;
       continue;
     }
+    connected = true;
     const payload =
       probe === 'http' || probe === 'tls' ? httpRequest(ip, ua) : probe === 'redis' ? 'INFO\r\n' : null;
     const isTls = probe === 'tls';
@@ -158,6 +161,7 @@ export async function identifyService(
     if (isTls && tlsInfo === null) out.tls = false;
     return out;
   }
+  if (!connected && !options.signal?.aborted) return null;
   return firstBanner
     ? { ...base, service: 'unknown', tls: false, banner: firstBanner }
     : { ...base, service: 'unknown', tls: false };
