@@ -2,7 +2,7 @@ import net from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { scanTcpPorts } from '../src/ports/connect-scanner.js';
 import { identifyService } from '../src/ports/service-probes.js';
-import { connectGuarded, isSelfConnectedSocket } from '../src/scope/guarded-net.js';
+import { isSelfConnectedSocket } from '../src/scope/guarded-net.js';
 import { ScopePolicy } from '../src/scope/scope-policy.js';
 
 // TCP self-connects: from a local address to itself on an ephemeral port, the kernel may choose
