@@ -136,6 +136,11 @@ export async function* scanPendingHosts(ctx: StageContext, stage: string): Async
         for (const info of result) {
           const asset = toAsset(info);
           if (ctx.inventory.addService(asset)) events.push({ type: 'asset', asset });
+          if (info.tech) {
+            const known: { name: string; version?: string } = { name: info.tech };
+            if (info.version) known.version = info.version;
+            ctx.inventory.serviceTechnologies.set(`${info.ip}:${info.port}`, known);
+          }
           const tech = bannerTechnology(info);
           if (tech && ctx.inventory.addTechnology(tech)) events.push({ type: 'asset', asset: tech });
         }
