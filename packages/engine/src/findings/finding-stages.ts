@@ -20,6 +20,20 @@ export interface FindingStagesConfig {
 }
 
 /**
+ * The TLS audit runs inside the exploit_scanner stage, after the templates: one stage per
+ * subclass, as the server and the web app list them.
+ */
+function withTlsAudit(templates: Stage, tls: Stage): Stage {
+  return {
+    ...templates,
+    async *run(ctx) {
+      yield* templates.run(ctx);
+      if (!ctx.signal.aborted) yield* tls.run(ctx);
+    },
+  };
+}
+
+/**
  * The finding-family stages for `ScanConfig.extraStages`: templates and the TLS audit
  * (exploit_scanner), CVE matching (exploit_db) and leak lookup (leakcheck). A family without configuration
  * still runs with its defaults (built-in templates; an empty CVE store; no leak sources).
@@ -38,8 +52,10 @@ export function createFindingStages(config: FindingStagesConfig = {}): Stage[] {
     return storePromise;
   };
   return [
-    createTemplateStage(config.templates ?? {}),
-    createTlsStage(config.tls ?? {}),
+    withTlsAudit(
+      createTemplateStage(config.templates ?? {}),
+      createTlsStage({ ...config.tls, progress: false }),
+    ),
     createCveStage(async () => ({
       store: await loadStore(),
       ...(config.vulndb?.npm ? { npm: config.vulndb.npm } : {}),

@@ -103,7 +103,6 @@ describe('known-answer: full scan of the lab (all classes)', () => {
       'http:done',
       'fingerprint:done',
       'templates:done',
-      'tls:done',
       'cve-matching:done',
       'leaks:done',
     ]);

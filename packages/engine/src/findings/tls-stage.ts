@@ -187,7 +187,9 @@ export function tlsFinding(issue: TlsIssue, host: string, matchedAt: string): Te
 }
 
 /** Every TLS service of the inventory (by name where an HTTPS endpoint has one), and HSTS per HTTPS page. */
-export function createTlsStage(options: { timeoutMs?: number; concurrency?: number } = {}): Stage {
+export function createTlsStage(
+  options: { timeoutMs?: number; concurrency?: number; progress?: boolean } = {},
+): Stage {
   return {
     name: 'tls',
     class: 'class_exploitation',
@@ -224,7 +226,7 @@ export function createTlsStage(options: { timeoutMs?: number; concurrency?: numb
       let done = 0;
       for await (const a of audits) {
         done++;
-        yield { type: 'progress', stage: 'tls', done, total: list.length };
+        if (options.progress !== false) yield { type: 'progress', stage: 'tls', done, total: list.length };
         if (a instanceof Error) continue;
         for (const issue of tlsIssues(a))
           yield { type: 'finding', finding: tlsFinding(issue, a.host, `${a.host}:${a.port}`) };
