@@ -238,6 +238,9 @@ const scanFindings: ScanFinding[] = [
   // the expired self-signed certificate also names intranet-portal.acme.test,
   tpl('tls-expired-certificate', 'intranet-portal.acme.test', { port: 443 }),
   tpl('tls-self-signed-certificate', 'intranet-portal.acme.test', { port: 443 }),
+  // the HTTPS site sends no Strict-Transport-Security (the TLS stage, under both names),
+  tpl('http-missing-hsts', 'secure.acme.test', { port: 443, path: '/' }),
+  tpl('http-missing-hsts', 'intranet-portal.acme.test', { port: 443, path: '/' }),
   // IIS shows its default page, Exim its banner, and acme.test's DMARC policy is p=none.
   tpl('iis-default-page', 'xq7-build.beta.test', { port: 80, path: '/' }),
   tpl('smtp-banner-detect', 'mail.acme.test', { port: 25 }),

@@ -12,6 +12,10 @@ export {
 } from './lab-definition.js';
 export type { PlantedIssue } from './planted.js';
 export { PLANTED, PLANTED_IDS, REMOVABLE_PLANTED_IDS } from './planted.js';
+export type { RealDaemon, RealPort } from './real-software/daemons.js';
+export { REAL_DAEMONS } from './real-software/daemons.js';
+export type { ExpectedRealService, RealLab, RealLabOptions } from './real-software/start-real-lab.js';
+export { missingRealPackages, REAL_LAB_SUBNET, startRealLab } from './real-software/start-real-lab.js';
 export type { Lab, RunningService, StartLabOptions } from './start-lab.js';
 export { startLab } from './start-lab.js';
 export { BANNERS } from './tcp-services.js';

@@ -6,6 +6,7 @@ import { createCveStage } from '../vulndb/cve-stage.js';
 import type { NpmRegistry } from '../vulndb/npm-registry.js';
 import { importFeedFile } from '../vulndb/vuln-importers.js';
 import { MemoryVulnStore, type VulnStore } from '../vulndb/vuln-store.js';
+import { createTlsStage } from './tls-stage.js';
 
 export interface FindingStagesConfig {
   /** exploit_scanner: the built-in pack plus extra template directories. */
@@ -14,11 +15,27 @@ export interface FindingStagesConfig {
   vulndb?: { store?: VulnStore; feedFiles?: string[]; npm?: NpmRegistry };
   /** leakcheck: the sources to ask (the local index first). */
   leaks?: { sources: LeakSource[] };
+  /** exploit_scanner: the TLS audit (protocol versions, weak ciphers, certificate, HSTS). */
+  tls?: { timeoutMs?: number; concurrency?: number };
 }
 
 /**
- * The three finding-family stages for `ScanConfig.extraStages`: templates (exploit_scanner),
- * CVE matching (exploit_db) and leak lookup (leakcheck). A family without configuration
+ * The TLS audit runs inside the exploit_scanner stage, after the templates: one stage per
+ * subclass, as the server and the web app list them.
+ */
+function withTlsAudit(templates: Stage, tls: Stage): Stage {
+  return {
+    ...templates,
+    async *run(ctx) {
+      yield* templates.run(ctx);
+      if (!ctx.signal.aborted) yield* tls.run(ctx);
+    },
+  };
+}
+
+/**
+ * The finding-family stages for `ScanConfig.extraStages`: templates and the TLS audit
+ * (exploit_scanner), CVE matching (exploit_db) and leak lookup (leakcheck). A family without configuration
  * still runs with its defaults (built-in templates; an empty CVE store; no leak sources).
  */
 export function createFindingStages(config: FindingStagesConfig = {}): Stage[] {
@@ -35,7 +52,10 @@ export function createFindingStages(config: FindingStagesConfig = {}): Stage[] {
     return storePromise;
   };
   return [
-    createTemplateStage(config.templates ?? {}),
+    withTlsAudit(
+      createTemplateStage(config.templates ?? {}),
+      createTlsStage({ ...config.tls, progress: false }),
+    ),
     createCveStage(async () => ({
       store: await loadStore(),
       ...(config.vulndb?.npm ? { npm: config.vulndb.npm } : {}),

@@ -154,6 +154,26 @@ describe('Perimeter fingerprints on captured responses', () => {
     ],
     [{ certIssuer: "C=US, O=Let's Encrypt, CN=R3" }, ["Let's Encrypt"]],
     [{ dns: { MX: ['aspmx.l.google.com'] } }, ['Google Workspace']],
+    // Query-string versions only where the fingerprint says they are the product's own.
+    [{ scriptSrc: ['/static/js/jquery.colorbox-min.js?ver=5.2.1'] }, ['jQuery']],
+    [
+      {
+        scriptSrc: ['js/vendor/jquery/jquery.min.js?v=5.2.1', 'js/messages.php?l=en&v=5.2.1'],
+        cookies: { phpMyAdmin: 'x' },
+      },
+      ['MySQL', 'PHP', 'jQuery', 'phpMyAdmin@5.2.1'],
+    ],
+    // Tomcat by its default page's title, and Java with it.
+    [{ html: '<head>\n    <title>Apache Tomcat</title>\n</head>' }, ['Apache Tomcat', 'Java']],
+    // The service named Tomcat 10.1.60 on the wire (its error page): one truth, Java implied.
+    [
+      { html: '<p>app</p>', known: [{ name: 'Apache Tomcat', version: '10.1.60' }] },
+      ['Apache Tomcat@10.1.60', 'Java'],
+    ],
+    [
+      { headers: { server: ['nginx/1.22.1'] }, known: [{ name: 'Nginx', version: '1.22.1' }] },
+      ['Nginx@1.22.1'],
+    ],
   ])('%j', (input, expected) => {
     expect(names(engine.analyze(input)).sort()).toEqual([...expected].sort());
   });

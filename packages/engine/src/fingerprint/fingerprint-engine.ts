@@ -15,6 +15,11 @@ export interface FingerprintInput {
   certIssuer?: string;
   /** Record type (upper case) → values. */
   dns?: Record<string, string[]>;
+  /**
+   * Technologies the service on this port already named on the wire (ports stage). They are
+   * detected with their implies, and their version is the one kept: one truth per service.
+   */
+  known?: { name: string; version?: string }[];
 }
 
 export interface DetectedTechnology {
@@ -206,6 +211,11 @@ export class FingerprintEngine {
         );
       if (input.url) testAll(t.name, t.url, [input.url]);
       if (input.certIssuer) testAll(t.name, t.certIssuer, [input.certIssuer]);
+    }
+    for (const k of input.known ?? []) {
+      if (!this.byName.has(k.name)) continue;
+      const versions = k.version ? [k.version] : (hits.get(k.name)?.versions ?? []);
+      hits.set(k.name, { confidence: 100, versions });
     }
     return this.resolve(hits);
   }

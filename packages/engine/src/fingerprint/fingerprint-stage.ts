@@ -6,7 +6,7 @@ import { type DetectedTechnology, type FingerprintInput, parseSetCookies } from 
 
 const STAGE = 'fingerprint';
 
-export function endpointInput(e: HttpEndpoint): FingerprintInput {
+export function endpointInput(e: HttpEndpoint, known?: { name: string; version?: string }): FingerprintInput {
   const f = e.result.final;
   const html = /html|xml|text/i.test(f.contentType) || /<html/i.test(f.body.slice(0, 2048)) ? f.body : '';
   const input: FingerprintInput = {
@@ -19,6 +19,7 @@ export function endpointInput(e: HttpEndpoint): FingerprintInput {
     meta: html ? extractMeta(html) : {},
   };
   if (e.tls?.issuer) input.certIssuer = e.tls.issuer;
+  if (known) input.known = [known];
   return input;
 }
 
@@ -67,7 +68,8 @@ export function fingerprintStage(): Stage {
       for (const e of endpoints) {
         if (ctx.signal.aborted) return;
         const target = `${e.host}:${e.port}`;
-        for (const d of ctx.fingerprints.analyze(endpointInput(e))) {
+        const known = ctx.inventory.serviceTechnologies.get(`${e.ip}:${e.port}`);
+        for (const d of ctx.fingerprints.analyze(endpointInput(e, known))) {
           const asset = toAsset(d, target, e.host, e.port, 'http');
           const banner = d.version ? versionHeader(e, d.version) : undefined;
           if (banner) asset.banner = banner;

@@ -33,6 +33,8 @@ export class Inventory {
   readonly endpoints = new Map<string, HttpEndpoint>();
   readonly urls = new Map<string, UrlAsset>();
   readonly technologies = new Map<string, TechnologyAsset>();
+  /** `ip:port` → the technology its service named on the wire (product and version). */
+  readonly serviceTechnologies = new Map<string, { name: string; version?: string }>();
   readonly emails = new Map<string, EmailAsset>();
   /** DNS records seen per target domain: type → values (TXT, MX, NS, SOA, CAA). */
   readonly dnsRecords = new Map<string, Record<string, string[]>>();

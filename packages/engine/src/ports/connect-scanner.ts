@@ -2,6 +2,7 @@ import net from 'node:net';
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { AbortedError, Channel, RateLimiter } from '../lib/async.js';
+import { isSelfConnectedSocket } from '../scope/guarded-net.js';
 import { ScopeError, type ScopePolicy } from '../scope/scope-policy.js';
 import { rawConnect, rawScan, tcpWrapBinding } from './raw-tcp.js';
 
@@ -19,6 +20,13 @@ export interface ConnectScanOptions {
    * on a busy machine more threads did not help (see docs/benchmarks.md).
    */
   threads?: number;
+  /** Source address to connect from (the kernel's choice when absent). */
+  sourceAddress?: string;
+  /**
+   * Called for each TCP self-connect discarded: connecting from a local address to itself on
+   * an ephemeral port can "succeed" with nothing listening (see raw-tcp.ts).
+   */
+  onSelfConnect?: (port: number) => void;
 }
 
 const WORKER_URL = new URL('./raw-scan-worker.mjs', import.meta.url);
@@ -83,7 +91,16 @@ export function scanTcpPorts(
   const out = new Channel<number>();
   const binding = tcpWrapBinding();
   const threads = Math.min(options.threads ?? 1, os.availableParallelism());
-  if (binding && threads > 1 && ports.length > 4096 && !options.ratePerSecond && !options.onSettled) {
+  const { sourceAddress, onSelfConnect } = options;
+  if (
+    binding &&
+    threads > 1 &&
+    ports.length > 4096 &&
+    !options.ratePerSecond &&
+    !options.onSettled &&
+    !sourceAddress &&
+    !onSelfConnect
+  ) {
     if (options.signal?.aborted) out.close(new AbortedError());
     else scanWithWorkers(address, ports, threads, concurrency, timeoutMs, out, options.signal);
     return out;
@@ -94,7 +111,7 @@ export function scanTcpPorts(
       binding,
       address,
       ports,
-      { concurrency, timeoutMs, ipv6: net.isIPv6(address) },
+      { concurrency, timeoutMs, ipv6: net.isIPv6(address), source: sourceAddress, onSelfConnect },
       (port) => out.push(port),
       () => {
         options.signal?.removeEventListener('abort', abortRaw);
@@ -139,16 +156,31 @@ export function scanTcpPorts(
     const deadline = Date.now() + timeoutMs;
     if (binding) {
       // The callback always runs asynchronously, after `attempt` is assigned.
-      const attempt: Attempt = rawConnect(binding, address, port, ipv6, (open) =>
-        settle(attempt, open, port),
+      const attempt: Attempt = rawConnect(
+        binding,
+        address,
+        port,
+        ipv6,
+        (open) => settle(attempt, open, port),
+        () => onSelfConnect?.(port),
+        sourceAddress,
       );
       inFlight.set(attempt, deadline);
       return;
     }
-    const socket = net.connect({ host: address, port, family: ipv6 ? 6 : 4 });
+    const socket = net.connect({
+      host: address,
+      port,
+      family: ipv6 ? 6 : 4,
+      ...(sourceAddress ? { localAddress: sourceAddress } : {}),
+    });
     const attempt: Attempt = { cancel: () => socket.destroy() };
     inFlight.set(attempt, deadline);
-    socket.once('connect', () => settle(attempt, true, port));
+    socket.once('connect', () => {
+      const selfConnected = isSelfConnectedSocket(socket);
+      if (selfConnected) onSelfConnect?.(port);
+      settle(attempt, !selfConnected, port);
+    });
     socket.once('error', () => settle(attempt, false, port));
   };
 

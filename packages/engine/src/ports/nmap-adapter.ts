@@ -90,6 +90,17 @@ function mapService(s: XmlService | undefined): Pick<ServiceInfo, 'service' | 'p
   return out;
 }
 
+/**
+ * nmap's version field as one exact version, or undefined: it carries distribution suffixes
+ * ("7.2p2 Ubuntu 4ubuntu2.10" → 7.2p2) and sometimes a range ("9.6.0 or later",
+ * "2.2.X - 2.3.X"), which is no version at all.
+ */
+export function exactNmapVersion(v: string | undefined): string | undefined {
+  if (!v) return undefined;
+  if (/\bor (?:later|earlier)\b|\s-\s|\.[xX]\b/.test(v)) return undefined;
+  return v.split(' ')[0] || undefined;
+}
+
 /** Parses `nmap -oX` output into the same result type as the built-in scanner. */
 export function parseNmapXml(xml: string): ServiceInfo[] {
   const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '@_' });
@@ -112,8 +123,9 @@ export function parseNmapXml(xml: string): ServiceInfo[] {
         source: 'nmap',
         ...mapped,
       };
-      // nmap's versions carry distribution suffixes ("7.2p2 Ubuntu 4ubuntu2.10").
-      if (info.version) info.version = info.version.split(' ')[0];
+      const version = exactNmapVersion(info.version);
+      if (version) info.version = version;
+      else delete info.version;
       // Same technology naming as the built-in recogniser.
       if ((info.service === 'http' || info.service === 'https') && info.product) {
         const r = recogniseServerHeader(

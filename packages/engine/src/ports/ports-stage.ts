@@ -77,7 +77,8 @@ async function scanHost(
       }),
     ctx.signal,
   )) {
-    out.push(info);
+    // null: no probe could connect again (a port that was never open, e.g. a self-connect).
+    if (info) out.push(info);
   }
   return out.sort((a, b) => a.port - b.port);
 }
@@ -136,6 +137,11 @@ export async function* scanPendingHosts(ctx: StageContext, stage: string): Async
         for (const info of result) {
           const asset = toAsset(info);
           if (ctx.inventory.addService(asset)) events.push({ type: 'asset', asset });
+          if (info.tech) {
+            const known: { name: string; version?: string } = { name: info.tech };
+            if (info.version) known.version = info.version;
+            ctx.inventory.serviceTechnologies.set(`${info.ip}:${info.port}`, known);
+          }
           const tech = bannerTechnology(info);
           if (tech && ctx.inventory.addTechnology(tech)) events.push({ type: 'asset', asset: tech });
         }

@@ -14,9 +14,17 @@ function settle(req, isOpen) {
   if (req.settled) return;
   req.settled = true;
   inFlight.delete(req);
+  // A TCP self-connect (see isSelfConnectedHandle in raw-tcp.ts) is never an open port.
+  const selfConnected = isOpen && isSelfConnected(req.handle);
   req.handle.close();
-  if (isOpen) open.push(req.port);
+  if (isOpen && !selfConnected) open.push(req.port);
   settled++;
+}
+function isSelfConnected(handle) {
+  const local = {};
+  const peer = {};
+  if (handle.getsockname(local) !== 0 || handle.getpeername(peer) !== 0) return false;
+  return local.port === peer.port && local.address === peer.address;
 }
 function oncomplete(status) {
   settle(this, status === 0);

@@ -7,6 +7,10 @@
 interface TcpHandle {
   connect(req: ConnectReq, address: string, port: number): number;
   connect6(req: ConnectReq, address: string, port: number): number;
+  bind(address: string, port: number): number;
+  bind6(address: string, port: number, flags: number): number;
+  getsockname(out: { address?: string; port?: number }): number;
+  getpeername(out: { address?: string; port?: number }): number;
   close(): void;
 }
 interface ConnectReq {
@@ -34,6 +38,24 @@ export function tcpWrapBinding(): TcpWrapBinding | null {
   return cached;
 }
 
+/**
+ * A TCP self-connect: connecting from a local address to itself on a port in the ephemeral
+ * range, the kernel may pick the destination port as the source port, and the simultaneous
+ * open "connects" the socket to itself although nothing listens. Never an open port.
+ */
+export function isSelfConnectedHandle(handle: TcpHandle): boolean {
+  const local: { address?: string; port?: number } = {};
+  const peer: { address?: string; port?: number } = {};
+  if (handle.getsockname(local) !== 0 || handle.getpeername(peer) !== 0) return false;
+  return local.port === peer.port && local.address === peer.address;
+}
+
+/** Binds a handle to a source address (any port) before connect; false when that failed. */
+function bindSource(handle: TcpHandle, source: string | undefined, ipv6: boolean): boolean {
+  if (!source) return true;
+  return (ipv6 ? handle.bind6(source, 0, 0) : handle.bind(source, 0)) === 0;
+}
+
 export interface RawAttempt {
   cancel(): void;
 }
@@ -45,6 +67,8 @@ export function rawConnect(
   port: number,
   ipv6: boolean,
   done: (open: boolean) => void,
+  onSelfConnect?: () => void,
+  source?: string,
 ): RawAttempt {
   const handle = new binding.TCP(binding.constants.SOCKET);
   const req = new binding.TCPConnectWrap();
@@ -55,10 +79,20 @@ export function rawConnect(
     handle.close();
     done(open);
   };
-  req.oncomplete = (status: number) => finish(status === 0);
+  req.oncomplete = (status: number) => {
+    if (status === 0 && isSelfConnectedHandle(handle)) {
+      onSelfConnect?.();
+      return finish(false);
+    }
+    finish(status === 0);
+  };
   req.address = address;
   req.port = port;
-  const err = ipv6 ? handle.connect6(req, address, port) : handle.connect(req, address, port);
+  const err = !bindSource(handle, source, ipv6)
+    ? -1
+    : ipv6
+      ? handle.connect6(req, address, port)
+      : handle.connect(req, address, port);
   if (err) queueMicrotask(() => finish(false));
   return { cancel: () => finish(false) };
 }
@@ -81,7 +115,13 @@ export function rawScan(
   binding: TcpWrapBinding,
   address: string,
   ports: readonly number[],
-  opts: { concurrency: number; timeoutMs: number; ipv6: boolean },
+  opts: {
+    concurrency: number;
+    timeoutMs: number;
+    ipv6: boolean;
+    source?: string;
+    onSelfConnect?: (port: number) => void;
+  },
   onOpen: (port: number) => void,
   onDone: () => void,
   onSettled?: (done: number, total: number) => void,
@@ -91,12 +131,14 @@ export function rawScan(
   let settledCount = 0;
   let finished = false;
 
-  const settle = (req: ScanReq, open: boolean) => {
+  const settle = (req: ScanReq, connected: boolean) => {
     if (req.settled) return;
     req.settled = true;
     inFlight.delete(req);
+    const selfConnected = connected && isSelfConnectedHandle(req.handle);
+    if (selfConnected) opts.onSelfConnect?.(req.port);
     req.handle.close();
-    if (open) onOpen(req.port);
+    if (connected && !selfConnected) onOpen(req.port);
     settledCount++;
     onSettled?.(settledCount, ports.length);
   };
@@ -112,7 +154,11 @@ export function rawScan(
       req.port = port;
       req.deadline = Date.now() + opts.timeoutMs;
       req.oncomplete = oncomplete;
-      const err = opts.ipv6 ? handle.connect6(req, address, port) : handle.connect(req, address, port);
+      const err = !bindSource(handle, opts.source, opts.ipv6)
+        ? -1
+        : opts.ipv6
+          ? handle.connect6(req, address, port)
+          : handle.connect(req, address, port);
       if (err) {
         req.settled = true;
         handle.close();

@@ -3,11 +3,19 @@ import type tls from 'node:tls';
 import { connectGuarded } from '../scope/guarded-net.js';
 import type { ScopePolicy } from '../scope/scope-policy.js';
 import {
-  parseRawHttp,
+  followUpPaths,
+  type HttpAnswer,
+  parseHttpAnswer,
+  recogniseBadRequestAnswer,
+  recogniseHttpAnswer,
+  recogniseHttpBody,
+} from './http-identification.js';
+import { FALLBACK_PROBES, PORT_PROBES, PROTOCOL_PROBES } from './protocol-probes.js';
+import {
   type RecognisedService,
   recogniseBanner,
   recogniseMysqlHandshake,
-  recogniseServerHeader,
+  recogniseTelnet,
 } from './service-recognition.js';
 
 export interface ServiceInfo extends RecognisedService {
@@ -28,19 +36,23 @@ export interface ProbeOptions {
   userAgent?: string;
 }
 
-type ProbeName = 'null' | 'http' | 'tls' | 'redis';
+type ProbeName = 'null' | 'http' | 'tls' | 'redis' | keyof typeof PROTOCOL_PROBES;
 
 const HTTP_PORTS = new Set([
-  80, 81, 82, 88, 591, 3000, 5000, 5601, 7001, 8000, 8008, 8080, 8081, 8086, 8088, 8888, 9000, 9090, 9200,
-  10000,
+  80, 81, 82, 88, 591, 2375, 2379, 3000, 3128, 5000, 5601, 7001, 8000, 8008, 8080, 8081, 8086, 8088, 8118,
+  8500, 8888, 9000, 9090, 9200, 10000,
 ]);
-const TLS_PORTS = new Set([443, 444, 465, 636, 993, 995, 2376, 4443, 5986, 6443, 7443, 8443, 9443, 10250]);
+const TLS_PORTS = new Set([
+  443, 444, 465, 636, 990, 993, 995, 2376, 4443, 5986, 6443, 7443, 8443, 9443, 10250,
+]);
 
 function probeOrder(port: number): ProbeName[] {
+  const hinted = PORT_PROBES[port] as ProbeName | undefined;
+  if (hinted) return [hinted, 'null', 'http', 'tls'];
   if (TLS_PORTS.has(port)) return ['tls', 'null', 'http'];
   if (HTTP_PORTS.has(port)) return ['http', 'null', 'tls'];
   if (port === 6379) return ['redis', 'null', 'http'];
-  return ['null', 'http', 'tls', 'redis'];
+  return ['null', 'http', 'tls', 'redis', ...(FALLBACK_PROBES as ProbeName[])];
 }
 
 function printable(buf: Buffer, max = 512): string {
@@ -54,7 +66,7 @@ function printable(buf: Buffer, max = 512): string {
 /** Writes `payload` (if any) and collects what comes back until idle, closed, or full. */
 function exchange(
   socket: net.Socket,
-  payload: string | null,
+  payload: string | Buffer | null,
   timeoutMs: number,
   signal?: AbortSignal,
 ): Promise<Buffer> {
@@ -90,36 +102,97 @@ function exchange(
   });
 }
 
-function httpRequest(ip: string, ua: string): string {
-  return `GET / HTTP/1.0\r\nHost: ${ip.includes(':') ? `[${ip}]` : ip}\r\nUser-Agent: ${ua}\r\nAccept: */*\r\nConnection: close\r\n\r\n`;
+function httpRequest(ip: string, ua: string, path = '/'): string {
+  return `GET ${path} HTTP/1.0\r\nHost: ${ip.includes(':') ? `[${ip}]` : ip}\r\nUser-Agent: ${ua}\r\nAccept: */*\r\nConnection: close\r\n\r\n`;
 }
 
-function fromHttp(text: string, isTls: boolean): RecognisedService | null {
-  const parsed = parseRawHttp(text);
-  if (!parsed) return null;
-  return recogniseServerHeader(parsed.headers.server, isTls ? 'https' : 'http');
+/** A request no HTTP server accepts (a header line without a colon): proxies answer it themselves. */
+function badRequest(ip: string): string {
+  return `GET / HTTP/1.1\r\nHost: ${ip.includes(':') ? `[${ip}]` : ip}\r\nNo header here\r\nConnection: close\r\n\r\n`;
 }
 
 function recogniseData(data: Buffer): RecognisedService | null {
-  return recogniseMysqlHandshake(data) ?? recogniseBanner(data.toString('latin1'));
+  return recogniseMysqlHandshake(data) ?? recogniseTelnet(data) ?? recogniseBanner(data.toString('latin1'));
+}
+
+interface Target {
+  policy: ScopePolicy;
+  ip: string;
+  port: number;
+  connectTimeoutMs: number;
+  readTimeoutMs: number;
+  signal?: AbortSignal;
+}
+
+/** One connection, one payload, the answer (empty when it could not connect or said nothing). */
+async function ask(t: Target, payload: string | Buffer | null, tls: boolean): Promise<Buffer> {
+  try {
+    const socket = await connectGuarded(t.policy, {
+      address: t.ip,
+      port: t.port,
+      timeoutMs: t.connectTimeoutMs,
+      signal: t.signal,
+      ...(tls ? { tls: {} } : {}),
+    });
+    return await exchange(socket, payload, t.readTimeoutMs, t.signal);
+  } catch (e) {
+    if ((e as { code?: string }).code === 'scope_refused') throw e;
+    return Buffer.alloc(0);
+  }
+}
+
+/**
+ * An HTTP port: the answer to `/`, then a request only a proxy answers itself (HAProxy's
+ * page), an error page when the product or its version is still unknown (Tomcat, nginx with
+ * server_tokens off), and the API paths the first answer points at.
+ */
+async function identifyHttp(
+  t: Target,
+  first: HttpAnswer,
+  tls: boolean,
+  ua: string,
+): Promise<RecognisedService> {
+  const service = tls ? 'https' : 'http';
+  let r = recogniseHttpAnswer(first, service);
+  if (r.service === 'http-proxy') return r;
+  const bad = parseHttpAnswer((await ask(t, badRequest(t.ip), tls)).toString('latin1'));
+  const front = bad && recogniseBadRequestAnswer(bad, service);
+  if (front) return front;
+  if (!r.product || !r.version) {
+    const missing = `/perimeter-${Math.random().toString(36).slice(2, 10)}`;
+    const page = parseHttpAnswer((await ask(t, httpRequest(t.ip, ua, missing), tls)).toString('latin1'));
+    const fromPage = page && recogniseHttpBody(page, service);
+    if (fromPage && (!r.product || fromPage.product === r.product)) r = fromPage;
+  }
+  if (!r.product) {
+    for (const path of followUpPaths(first)) {
+      const page = parseHttpAnswer((await ask(t, httpRequest(t.ip, ua, path), tls)).toString('latin1'));
+      const found = page && recogniseHttpAnswer(page, service);
+      if (found?.product) return found;
+    }
+  }
+  return r;
 }
 
 /**
  * Identifies the service on an open port with a few probes (greeting, HTTP, TLS, Redis),
- * in an order that depends on the port, stopping at the first recognised answer.
+ * in an order that depends on the port, stopping at the first recognised answer. null when no
+ * probe could connect at all: the port was not open after all (e.g. a TCP self-connect).
  */
 export async function identifyService(
   policy: ScopePolicy,
   ip: string,
   port: number,
   options: ProbeOptions = {},
-): Promise<ServiceInfo> {
+): Promise<ServiceInfo | null> {
   const connectTimeoutMs = options.connectTimeoutMs ?? 2000;
   const readTimeoutMs = options.readTimeoutMs ?? 1500;
   const ua = options.userAgent ?? 'Mozilla/5.0 (compatible; Perimeter/0.1)';
   const base = { ip, port, transport: 'tcp' as const, source: 'builtin' as const };
   let firstBanner: string | undefined;
+  let connected = false;
 
+  const target: Target = { policy, ip, port, connectTimeoutMs, readTimeoutMs, signal: options.signal };
   for (const probe of probeOrder(port)) {
     if (options.signal?.aborted) break;
     let socket: net.Socket;
@@ -135,22 +208,30 @@ export async function identifyService(
       if ((e as { code?: string }).code === 'scope_refused') throw e;
       continue;
     }
+    connected = true;
+    const protocol = PROTOCOL_PROBES[probe];
     const payload =
-      probe === 'http' || probe === 'tls' ? httpRequest(ip, ua) : probe === 'redis' ? 'INFO\r\n' : null;
+      probe === 'http' || probe === 'tls'
+        ? httpRequest(ip, ua)
+        : probe === 'redis'
+          ? 'INFO\r\n'
+          : (protocol?.payload ?? null);
     const isTls = probe === 'tls';
     const tlsInfo = isTls ? (socket as tls.TLSSocket).getProtocol() : null;
     const data = await exchange(socket, payload, readTimeoutMs, options.signal);
     if (!data.length) continue;
     const text = data.toString('latin1');
     firstBanner ??= printable(data);
-    const recognised =
-      probe === 'http' || probe === 'tls'
-        ? (fromHttp(text, isTls) ?? recogniseData(data))
+    const http = probe === 'http' || probe === 'tls' ? parseHttpAnswer(text) : null;
+    const recognised = http
+      ? await identifyHttp(target, http, isTls, ua)
+      : protocol
+        ? protocol.recognise(data)
         : recogniseData(data);
     if (!recognised) continue;
     // Redis recognised without a version (e.g. from an HTTP probe's error): ask INFO.
     if (recognised.service === 'redis' && !recognised.version && probe !== 'redis') {
-      const info = await identifyRedis(policy, ip, port, connectTimeoutMs, readTimeoutMs, options.signal);
+      const info = recogniseBanner((await ask(target, 'INFO\r\n', false)).toString('latin1'));
       if (info) Object.assign(recognised, info);
     }
     const out: ServiceInfo = { ...base, ...recognised, tls: isTls, banner: printable(data) };
@@ -158,24 +239,8 @@ export async function identifyService(
     if (isTls && tlsInfo === null) out.tls = false;
     return out;
   }
+  if (!connected && !options.signal?.aborted) return null;
   return firstBanner
     ? { ...base, service: 'unknown', tls: false, banner: firstBanner }
     : { ...base, service: 'unknown', tls: false };
-}
-
-async function identifyRedis(
-  policy: ScopePolicy,
-  ip: string,
-  port: number,
-  connectTimeoutMs: number,
-  readTimeoutMs: number,
-  signal?: AbortSignal,
-): Promise<RecognisedService | null> {
-  try {
-    const socket = await connectGuarded(policy, { address: ip, port, timeoutMs: connectTimeoutMs, signal });
-    const data = await exchange(socket, 'INFO\r\n', readTimeoutMs, signal);
-    return recogniseBanner(data.toString('latin1'));
-  } catch {
-    return null;
-  }
 }

@@ -57,7 +57,8 @@ describe('banner recognition', () => {
     ['nginx', 'nginx', undefined],
     ['Apache/2.4.49 (Unix)', 'Apache httpd', '2.4.49'],
     ['Apache', 'Apache httpd', undefined],
-    ['Apache-Coyote/1.1', 'Apache Tomcat/Coyote JSP engine', '1.1'],
+    // Coyote's 1.1 is the connector's version, not Tomcat's.
+    ['Apache-Coyote/1.1', 'Apache Tomcat', undefined],
     ['Microsoft-IIS/7.5', 'Microsoft IIS httpd', '7.5'],
     ['lighttpd/1.4.45', 'lighttpd', '1.4.45'],
     ['Jetty(9.4.14.v20181114)', 'Jetty', '9.4.14'],

@@ -114,15 +114,31 @@ const BANNER_RULES: BannerRule[] = [
     product: 'Redis',
     tech: 'Redis',
   },
+  { pattern: /^RFB 003\.889/, service: 'vnc', product: 'Apple remote desktop vnc' },
   { pattern: /^RFB (\d{3}\.\d{3})/, service: 'vnc' },
-  { pattern: /^AMQP/, service: 'amqp' },
-  { pattern: /^@RSYNCD: ([\d.]+)/, service: 'rsync' },
+  // Varnish's management CLI: status 107 (authentication challenge) or 200 with its banner.
   {
-    pattern: /^-ERR .*memcache|^VERSION ([\d.]+)/,
+    pattern: /^107 \d+\s*\n[a-z]{32}\n\nAuthentication required\./,
+    service: 'varnish-cli',
+    product: 'Varnish CLI',
+    tech: 'Varnish',
+  },
+  {
+    pattern: /^200 \d+\s*\n-+\nVarnish Cache CLI[\s\S]*?varnish-([\d.]+)/,
+    service: 'varnish-cli',
+    product: 'Varnish CLI',
+    tech: 'Varnish',
+  },
+  { pattern: /^@RSYNCD: \d+/, service: 'rsync', product: 'rsync' },
+  { pattern: /^AMQP/, service: 'amqp' },
+  {
+    pattern: /^VERSION (\d+\.\d+\.\d+)/,
     service: 'memcached',
     product: 'Memcached',
     tech: 'Memcached',
+    cpe: 'cpe:2.3:a:memcached:memcached:{version}:*:*:*:*:*:*:*',
   },
+  { pattern: /^-ERR .*memcache/, service: 'memcached', product: 'Memcached', tech: 'Memcached' },
 ];
 
 interface ServerHeaderRule {
@@ -140,11 +156,8 @@ const SERVER_HEADER_RULES: ServerHeaderRule[] = [
     cpe: 'cpe:2.3:a:f5:nginx:{version}:*:*:*:*:*:*:*',
   },
   { pattern: /^openresty(?:\/([\d.]+))?/i, product: 'OpenResty', tech: 'OpenResty' },
-  {
-    pattern: /^Apache-Coyote(?:\/([\d.]+))?/i,
-    product: 'Apache Tomcat/Coyote JSP engine',
-    tech: 'Apache Tomcat',
-  },
+  // Coyote's "1.1" is the connector's version, not Tomcat's: Tomcat, version unknown here.
+  { pattern: /^Apache-Coyote\b/i, product: 'Apache Tomcat', tech: 'Apache Tomcat' },
   {
     pattern: /^Apache(?:\/([\d.]+))?/i,
     product: 'Apache httpd',
@@ -220,6 +233,13 @@ export function recogniseServerHeader(server: string | undefined, service: strin
     return out;
   }
   return { service };
+}
+
+/** Telnet (RFC 854): option negotiation (IAC WILL/WONT/DO/DONT) before anything else. */
+export function recogniseTelnet(data: Buffer): RecognisedService | null {
+  if (data.length < 3 || data[0] !== 0xff || (data[1] as number) < 0xfb || (data[1] as number) > 0xfe)
+    return null;
+  return { service: 'telnet' };
 }
 
 /** MySQL / MariaDB initial handshake packet (protocol 10). */

@@ -24,12 +24,22 @@ function urlFor(scheme: 'http' | 'https', host: string, port: number): string {
   return `${scheme}://${h}${port === defaultPort ? '' : `:${port}`}/`;
 }
 
+/**
+ * The scheme of a service that speaks HTTP, whatever it is called: nmap calls a proxy's port
+ * `http-proxy` (and `ssl/http` a TLS one), which is still HTTP to probe and fingerprint.
+ */
+export function httpScheme(service: string, tls: boolean): 'http' | 'https' | null {
+  const m = /^(ssl\/)?(https?|http-proxy|http-alt|https-alt)$/.exec(service);
+  if (!m) return null;
+  return m[1] || tls || m[2]?.startsWith('https') ? 'https' : 'http';
+}
+
 /** HTTP services × the names that resolve to them (or the bare address when it has none). */
 function planEndpoints(ctx: StageContext): EndpointPlan[] {
   const plans: EndpointPlan[] = [];
   for (const s of ctx.inventory.services.values()) {
-    if (s.service !== 'http' && s.service !== 'https') continue;
-    const scheme = s.service;
+    const scheme = httpScheme(s.service, s.tls);
+    if (!scheme) continue;
     const names = ctx.inventory.namesOf(s.ip).filter((n) => ctx.isInTarget(n));
     const hosts = names.length ? names : [s.ip];
     for (const host of hosts) {

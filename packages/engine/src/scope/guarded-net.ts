@@ -15,6 +15,19 @@ export interface GuardedConnectOptions {
 }
 
 /**
+ * A TCP self-connect: from a local address to itself on an ephemeral port, the kernel can pick
+ * the destination port as the source port and the socket "connects" to itself with nothing
+ * listening (see ports/raw-tcp.ts). Such a connection is no service.
+ */
+export function isSelfConnectedSocket(socket: net.Socket): boolean {
+  return (
+    socket.localPort !== undefined &&
+    socket.localPort === socket.remotePort &&
+    socket.localAddress === socket.remoteAddress
+  );
+}
+
+/**
  * The one way the engine opens a TCP connection: the scope policy is checked right before
  * connect(), so no packet goes to a refused address whatever the caller did before.
  */
@@ -60,6 +73,10 @@ export function connectGuarded(policy: ScopePolicy, opts: GuardedConnectOptions)
       opts.timeoutMs,
     );
     socket.once('error', onError);
+    socket.once('connect', () => {
+      if (isSelfConnectedSocket(socket))
+        onError(Object.assign(new Error('TCP self-connect: nothing listens'), { code: 'ECONNREFUSED' }));
+    });
     socket.once(readyEvent, onReady);
     opts.signal?.addEventListener('abort', onAbort, { once: true });
   });

@@ -57,7 +57,7 @@ describe('built-in template pack', () => {
       'redirect',
       'expired',
       'self-signed',
-      'deprecated',
+      // deprecated protocol versions: the TLS stage (findings/tls-stage.ts), one handshake each
       'axfr',
       'spf',
       'dmarc',

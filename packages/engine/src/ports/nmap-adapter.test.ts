@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { httpScheme } from '../probe/http-stage.js';
+import { exactNmapVersion, parseNmapXml } from './nmap-adapter.js';
+
+describe('nmap adapter', () => {
+  it.each([
+    ['7.2p2 Ubuntu 4ubuntu2.10', '7.2p2'],
+    ['1.22.1', '1.22.1'],
+    ['9.6.0 or later', undefined],
+    ['8.0 or earlier', undefined],
+    ['2.2.X - 2.3.X', undefined],
+    ['3.X', undefined],
+    [undefined, undefined],
+  ])('version %j → %j', (raw, exact) => {
+    expect(exactNmapVersion(raw)).toBe(exact);
+  });
+
+  it('keeps the product of a version range, without a version', () => {
+    const xml = `<?xml version="1.0"?><nmaprun><host><address addr="127.0.226.5" addrtype="ipv4"/><ports>
+<port protocol="tcp" portid="5432"><state state="open"/><service name="postgresql" product="PostgreSQL DB" version="9.6.0 or later"/></port>
+<port protocol="tcp" portid="3128"><state state="open"/><service name="http-proxy" product="Squid http proxy" version="5.7"/></port>
+</ports></host></nmaprun>`;
+    expect(parseNmapXml(xml).map((s) => [s.port, s.service, s.product, s.version])).toEqual([
+      [3128, 'http-proxy', 'Squid http proxy', '5.7'],
+      [5432, 'postgresql', 'PostgreSQL DB', undefined],
+    ]);
+  });
+
+  it('a port nmap calls http-proxy (or ssl/http) is still probed as HTTP', () => {
+    expect(httpScheme('http', false)).toBe('http');
+    expect(httpScheme('https', true)).toBe('https');
+    expect(httpScheme('http-proxy', false)).toBe('http');
+    expect(httpScheme('ssl/http-proxy', true)).toBe('https');
+    expect(httpScheme('ssl/http', true)).toBe('https');
+    expect(httpScheme('http-alt', false)).toBe('http');
+    expect(httpScheme('ssh', false)).toBeNull();
+    expect(httpScheme('ssl/imap', true)).toBeNull();
+  });
+});

@@ -1,0 +1,64 @@
+import { type ExpectedRealService, missingRealPackages, type RealLab, startRealLab } from '@perimeter/lab';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ServiceAsset, TechnologyAsset } from '../src/pipeline/events.js';
+import { scan } from '../src/pipeline/scan.js';
+import { TOP_100_PORTS } from '../src/ports/port-lists.js';
+import { type Collected, collectScan } from './scan-events.js';
+
+// Real server software from Debian packages (the real-software lab of @perimeter/lab), each
+// daemon on its own address of 127.0.230.0/24. CI installs the packages (.ci/run); elsewhere
+// the suite is skipped when they are absent.
+const missing = missingRealPackages();
+if (missing.length && process.env.CI === 'true')
+  throw new Error(`real-software lab: packages missing in CI: ${missing.join(' ')}`);
+if (missing.length) console.warn(`real-software lab skipped: packages not installed: ${missing.join(' ')}`);
+
+let lab: RealLab;
+let result: Collected;
+
+const line = (s: { ip: string; port: number; service: string; product?: string; version?: string }) =>
+  `${s.ip}:${s.port} ${s.service} ${s.product ?? '-'} ${s.version ?? '-'}`;
+
+describe.skipIf(missing.length > 0)('real software from Debian packages', () => {
+  beforeAll(async () => {
+    lab = await startRealLab();
+    const ports = [...new Set([...TOP_100_PORTS, ...lab.expected.map((e) => e.port)])];
+    // The /27 holds every daemon and addresses where nothing listens.
+    result = await collectScan(
+      scan(`${lab.subnet}.0/27`, {
+        scope: { allowPrivate: true, allow: [`${lab.subnet}.0/24`] },
+        ports: { list: ports, bannerTimeoutMs: 1500 },
+        classes: ['class_resources'],
+      }),
+    );
+  }, 180_000);
+  afterAll(async () => {
+    await lab?.stop();
+  }, 60_000);
+
+  it('names every service and exposed version of the expected file, and nothing else', () => {
+    const services = result.assets.filter((a): a is ServiceAsset => a.kind === 'service');
+    expect(services.map(line).sort()).toEqual(lab.expected.map(line).sort());
+  });
+
+  it('reports TLS where the daemon serves it', () => {
+    const tls = result.assets
+      .filter((a): a is ServiceAsset => a.kind === 'service' && a.tls)
+      .map((a) => `${a.ip}:${a.port}`)
+      .sort();
+    expect(tls).toEqual(
+      lab.expected
+        .filter((e: ExpectedRealService) => e.tls)
+        .map((e) => `${e.ip}:${e.port}`)
+        .sort(),
+    );
+  });
+
+  it('gives each non-HTTP service one technology that agrees with it', () => {
+    const techs = result.assets.filter((a): a is TechnologyAsset => a.kind === 'technology');
+    for (const s of result.assets.filter((a): a is ServiceAsset => a.kind === 'service')) {
+      const own = techs.filter((t) => t.target === `${s.ip}:${s.port}` && t.source === 'banner');
+      for (const t of own) expect(t.version, `${t.target} ${t.name}`).toBe(s.version);
+    }
+  });
+});
