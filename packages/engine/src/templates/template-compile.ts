@@ -4,8 +4,9 @@ import { isScalar, parseDocument, visit } from 'yaml';
 import type { z } from 'zod';
 import type { Classification } from '../findings/types.js';
 import { listPlaceholders } from '../operators/dsl/dsl-interpolate.js';
-import { compileDsl } from '../operators/dsl/dsl-interpreter.js';
+import { isDslFunction } from '../operators/dsl/dsl-interpreter.js';
 import { collectDslCalls, type DslNode, parseDsl } from '../operators/dsl/dsl-parser.js';
+import { SKIPPED_DSL_FUNCTIONS, UNSUPPORTED_DSL_FUNCTIONS } from '../operators/dsl/dsl-registry.js';
 import { compileExtractor, type ExtractorDef } from '../operators/extractors/extractors.js';
 import { compileMatcher, type MatcherDef } from '../operators/matchers/matchers.js';
 import { OperatorCompileError } from '../operators/operator-types.js';
@@ -16,6 +17,7 @@ import {
   type MatcherDoc,
   type TemplateDoc,
   UNSUPPORTED_BLOCKS,
+  UNSUPPORTED_HTTP_KEYS,
   ZTemplate,
 } from './template-schema.js';
 import type {
@@ -172,7 +174,8 @@ function parseYamlKeepingDigits(source: string): unknown {
         isScalar(node) &&
         typeof node.value === 'number' &&
         typeof node.source === 'string' &&
-        /^[-+]?0[\dxXoObB_]/.test(node.source)
+        (/^[-+]?0[\dxXoObB_]/.test(node.source) ||
+          (Number.isInteger(node.value) && !Number.isSafeInteger(node.value)))
       )
         node.value = node.source;
     },
@@ -180,18 +183,41 @@ function parseYamlKeepingDigits(source: string): unknown {
   return doc.toJS({ maxAliasCount: 100 });
 }
 
-/** Every `{{expr}}` must be a plain name or an expression our DSL accepts. */
+/**
+ * A `{{…}}` that is no expression of ours (an SSTI or JS payload, an unknown name) is sent as
+ * written, as nuclei does; one that calls a nuclei helper we lack is reported.
+ */
 function checkPlaceholders(field: string, texts: string[]): void {
   for (const text of texts) {
     for (const expr of listPlaceholders(text)) {
       if (/^[A-Za-z_][\w.-]*$/.test(expr)) continue;
+      let calls: Set<string>;
       try {
-        compileDsl(expr);
-      } catch (err) {
-        throw new TemplateCompileError(field, `invalid expression '{{${expr}}}': ${(err as Error).message}`);
+        calls = collectDslCalls(parseDsl(expr));
+      } catch {
+        continue;
       }
+      for (const name of calls)
+        if (UNSUPPORTED_DSL_FUNCTIONS.has(name.toLowerCase()) && !isDslFunction(name))
+          throw new TemplateCompileError(field, `nuclei helper '${name}' is not supported`);
     }
   }
+}
+
+const WAIT_FOR = /\{\{\s*wait_?for\(\s*(\d+(?:\.\d+)?)\s*\)\s*\}\}/gi;
+const MAX_WAIT_MS = 120_000;
+
+/**
+ * nuclei sleeps while it fills in `{{wait_for(n)}}` and writes `true` in its place; we write
+ * `true` now and let the executor wait without blocking the other templates.
+ */
+function liftWaits(text: string): { text: string; waitMs: number } {
+  let waitMs = 0;
+  const out = text.replace(WAIT_FOR, (_m, seconds: string) => {
+    waitMs += Number(seconds) * 1000;
+    return 'true';
+  });
+  return { text: out, waitMs: Math.min(waitMs, MAX_WAIT_MS) };
 }
 
 function parseRaw(text: string): RawHttpSpec {
@@ -263,6 +289,10 @@ function findUnsupported(doc: Record<string, unknown>, source: string): string |
     unknown
   >[];
   if (http.some((r) => r && r.unsafe === true)) return 'unsafe raw socket requests';
+  for (const [key, reason] of Object.entries(UNSUPPORTED_HTTP_KEYS))
+    if (http.some((r) => r && r[key] !== undefined && r[key] !== false)) return reason;
+  for (const [name, reason] of Object.entries(SKIPPED_DSL_FUNCTIONS))
+    if (new RegExp(`\\b${name}\\s*\\(`, 'i').test(source)) return reason;
   if (doc['self-contained'] === true) return 'self-contained (targets fixed external URLs)';
   if (
     doc.tcp === undefined &&
@@ -334,14 +364,16 @@ export function compileTemplateDoc(
     const field = `http[${i}]`;
     const payloads = loadPayloads(field, r.payloads, options);
     const specs: CompiledHttpRequest['specs'] = [];
-    for (const [j, p] of (r.path ?? []).entries()) {
+    for (const [j, written] of (r.path ?? []).entries()) {
+      const { text: p, waitMs } = liftWaits(written);
       checkPlaceholders(`${field}.path[${j}]`, [p]);
-      specs.push({ kind: 'path', path: p });
+      specs.push({ kind: 'path', path: p, ...(waitMs ? { waitMs } : {}) });
     }
-    for (const [j, text] of (r.raw ?? []).entries()) {
+    for (const [j, written] of (r.raw ?? []).entries()) {
+      const { text, waitMs } = liftWaits(written);
       checkPlaceholders(`${field}.raw[${j}]`, [text]);
       try {
-        specs.push(parseRaw(text));
+        specs.push({ ...parseRaw(text), ...(waitMs ? { waitMs } : {}) });
       } catch (err) {
         if (err instanceof TemplateCompileError)
           throw new TemplateCompileError(`${field}.raw[${j}]`, err.message);

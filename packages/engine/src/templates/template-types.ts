@@ -39,6 +39,8 @@ export interface RawHttpSpec {
   annotations: Record<string, string>;
   /** The annotations nuclei defines, checked at compile time (see raw-annotations.ts). */
   annotated: RawAnnotations;
+  /** `{{wait_for(n)}}` in the request: wait this long before sending it. */
+  waitMs?: number;
 }
 
 export interface RawAnnotations {
@@ -54,6 +56,8 @@ export interface RawAnnotations {
 export interface PathHttpSpec {
   kind: 'path';
   path: string;
+  /** `{{wait_for(n)}}` in the path: wait this long before sending it. */
+  waitMs?: number;
 }
 
 export interface CompiledHttpRequest extends RequestCommon {
