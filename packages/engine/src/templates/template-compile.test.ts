@@ -105,7 +105,7 @@ describe('template parse and compile', () => {
       'http[0].payloads.p',
       /templates directory|not found/,
     ],
-    ['bad flow', `${GOOD}flow: |\n  for (const x of y) { http(1) }\n`, 'flow', /flow/],
+    ['bad flow', `${GOOD}flow: |\n  for (const x of y) { http(1) \n`, 'flow', /expected '}'.*line 2/],
     [
       'no path or raw',
       GOOD.replace('    path:\n      - "{{BaseURL}}/x"\n', ''),

@@ -5,11 +5,12 @@ import type { z } from 'zod';
 import type { Classification } from '../findings/types.js';
 import { listPlaceholders } from '../operators/dsl/dsl-interpolate.js';
 import { isDslFunction } from '../operators/dsl/dsl-interpreter.js';
-import { collectDslCalls, type DslNode, parseDsl } from '../operators/dsl/dsl-parser.js';
+import { collectDslCalls, parseDsl } from '../operators/dsl/dsl-parser.js';
 import { SKIPPED_DSL_FUNCTIONS, UNSUPPORTED_DSL_FUNCTIONS } from '../operators/dsl/dsl-registry.js';
 import { compileExtractor, type ExtractorDef } from '../operators/extractors/extractors.js';
 import { compileMatcher, type MatcherDef } from '../operators/matchers/matchers.js';
 import { OperatorCompileError } from '../operators/operator-types.js';
+import { type CompiledFlow, compileFlow } from './flow/flow-interpreter.js';
 import { AnnotationError, compileAnnotations } from './raw-annotations.js';
 import {
   type ExtractorDoc,
@@ -52,7 +53,7 @@ export interface CompileOptions {
   maxPayloadLines?: number;
 }
 
-const FLOW_PROTOCOLS = new Set(['http', 'dns', 'tcp', 'network', 'ssl']);
+const FLOW_PROTOCOLS = ['http', 'dns', 'tcp', 'network', 'ssl'];
 const MAX_PAYLOAD_LINES = 10000;
 
 /** Removes the signature line nuclei appends (`# digest: ...`), wherever it sits. */
@@ -265,19 +266,12 @@ function decodeInput(field: string, data: string, type: string | undefined): Buf
   return data;
 }
 
-function compileFlow(flow: string): DslNode {
-  let ast: DslNode;
+function compileTemplateFlow(flow: string): CompiledFlow {
   try {
-    ast = parseDsl(flow.trim());
+    return compileFlow(flow, FLOW_PROTOCOLS);
   } catch (err) {
-    throw new TemplateCompileError(
-      'flow',
-      `only boolean flows like 'http(1) && http(2)' are supported: ${(err as Error).message}`,
-    );
+    throw new TemplateCompileError('flow', (err as Error).message);
   }
-  for (const name of collectDslCalls(ast))
-    if (!FLOW_PROTOCOLS.has(name)) throw new TemplateCompileError('flow', `unsupported flow call '${name}'`);
-  return ast;
 }
 
 function findUnsupported(doc: Record<string, unknown>, source: string): string | undefined {
@@ -390,6 +384,7 @@ export function compileTemplateDoc(
     requests.push({
       protocol: 'http',
       index,
+      ...(r.id ? { id: r.id } : {}),
       method,
       specs,
       headers: r.headers ?? {},
@@ -488,14 +483,26 @@ export function compileTemplateDoc(
     variables,
     requests,
     protocols: new Set(requests.map((r) => r.protocol)),
-    indexedParts: [...words].filter((w) => INDEXED.test(w)),
+    indexedParts: indexedPartsOf(words),
     httpParts: httpPartsOf(lowered),
   };
-  if (doc.flow !== undefined) template.flow = compileFlow(doc.flow);
+  if (doc.flow !== undefined) template.flow = compileTemplateFlow(doc.flow);
   return template;
 }
 
 const INDEXED = /^[A-Za-z][A-Za-z0-9_]*_\d+$/;
+const FLOW_PART = /^(?:http|dns|tcp|network|ssl)_(\d+)_([A-Za-z][A-Za-z0-9_]*)$/;
+
+/** `body_2`-style names, and the `host_1` a flow's `template.http_1_host` reads. */
+function indexedPartsOf(words: Set<string>): string[] {
+  const out = new Set<string>();
+  for (const w of words) {
+    const flow = FLOW_PART.exec(w);
+    if (flow) out.add(`${flow[2]}_${flow[1]}`);
+    else if (INDEXED.test(w)) out.add(w);
+  }
+  return [...out];
+}
 const WORD = /[A-Za-z_][A-Za-z0-9_]*/g;
 
 /**

@@ -1,7 +1,7 @@
 import type { Classification, Severity } from '../findings/types.js';
-import type { DslNode } from '../operators/dsl/dsl-parser.js';
 import type { CompiledExtractor } from '../operators/extractors/extractors.js';
 import type { CompiledMatcher } from '../operators/matchers/matchers.js';
+import type { CompiledFlow } from './flow/flow-interpreter.js';
 
 export interface TemplateInfo {
   name: string;
@@ -27,6 +27,8 @@ export type AttackType = 'batteringram' | 'pitchfork' | 'clusterbomb';
 interface RequestCommon {
   /** 1-based position among the template's requests of all protocols (for indexed parts). */
   index: number;
+  /** The request's own `id:` (a flow may call `http("login")`). */
+  id?: string;
   operators: CompiledOperators;
   payloads: Record<string, string[]>;
   attack: AttackType;
@@ -110,8 +112,8 @@ export interface CompiledTemplate {
   info: TemplateInfo;
   /** Template variables in declaration order (values may hold placeholders). */
   variables: [string, string][];
-  /** `http(1) && http(2)`-style flow, or undefined to run every request. */
-  flow?: DslNode;
+  /** The `flow:` (a JavaScript subset), or undefined to run every request in order. */
+  flow?: CompiledFlow;
   requests: CompiledRequest[];
   protocols: Set<CompiledRequest['protocol']>;
   /**
