@@ -257,13 +257,19 @@ function parsePorts(field: string, port: string | undefined): number[] {
   });
 }
 
-function decodeInput(field: string, data: string, type: string | undefined): Buffer | string {
+function decodeInput(
+  field: string,
+  data: string,
+  type: string | undefined,
+): { data: Buffer | string; hex?: true } {
   if (type === 'hex') {
+    // With placeholders the text is hex only once filled in: decoded when sent.
+    if (data.includes('{{')) return { data, hex: true };
     const hex = data.replace(/\s+/g, '');
     if (!/^([0-9a-fA-F]{2})*$/.test(hex)) throw new TemplateCompileError(field, 'input data is not hex');
-    return Buffer.from(hex, 'hex');
+    return { data: Buffer.from(hex, 'hex') };
   }
-  return data;
+  return { data };
 }
 
 function compileTemplateFlow(flow: string): CompiledFlow {
@@ -429,7 +435,7 @@ export function compileTemplateDoc(
       const data = inp.data ?? '';
       checkPlaceholders(`${field}.inputs[${j}].data`, [data]);
       return {
-        data: decodeInput(`${field}.inputs[${j}].data`, data, inp.type),
+        ...decodeInput(`${field}.inputs[${j}].data`, data, inp.type),
         ...(inp.read !== undefined ? { read: inp.read } : {}),
         ...(inp.name !== undefined ? { name: inp.name } : {}),
       };

@@ -89,7 +89,8 @@ export interface CompiledNetworkRequest extends RequestCommon {
   protocol: 'network';
   hosts: string[];
   ports: number[];
-  inputs: { data: Buffer | string; read?: number; name?: string }[];
+  /** `hex` marks text that is hex once its placeholders are filled in. */
+  inputs: { data: Buffer | string; hex?: true; read?: number; name?: string }[];
   readSize: number;
 }
 

@@ -230,6 +230,61 @@ function stringToNumber(s: string, prefix: string, radix: number): number {
   return n;
 }
 
+const STRUCT_SIZES: Record<string, number> = {
+  b: 1,
+  B: 1,
+  '?': 1,
+  c: 1,
+  h: 2,
+  H: 2,
+  i: 4,
+  I: 4,
+  l: 4,
+  L: 4,
+  q: 8,
+  Q: 8,
+  f: 4,
+  d: 8,
+};
+
+/** Python's struct.unpack for one value (`>I`, `<h`, `!Q`, …), as nuclei's unpack(). */
+export function unpackValue(format: string, data: Buffer): DslValue {
+  const m = /^([<>!=@]?)([bB?chHiIlLqQfd])$/.exec(format);
+  if (!m) throw new DslRuntimeError(`unpack: unsupported format '${format}'`);
+  const little = m[1] === '<' || m[1] === '' || m[1] === '=' || m[1] === '@';
+  const type = m[2] as string;
+  const size = STRUCT_SIZES[type] as number;
+  if (data.length < size) throw new DslRuntimeError(`unpack: needs ${size} bytes, got ${data.length}`);
+  switch (type) {
+    case 'b':
+      return data.readInt8(0);
+    case 'B':
+      return data.readUInt8(0);
+    case '?':
+      return data[0] !== 0;
+    case 'c':
+      return data.subarray(0, 1).toString('latin1');
+    case 'h':
+      return little ? data.readInt16LE(0) : data.readInt16BE(0);
+    case 'H':
+      return little ? data.readUInt16LE(0) : data.readUInt16BE(0);
+    case 'i':
+    case 'l':
+      return little ? data.readInt32LE(0) : data.readInt32BE(0);
+    case 'I':
+    case 'L':
+      return little ? data.readUInt32LE(0) : data.readUInt32BE(0);
+    case 'q':
+      return Number(little ? data.readBigInt64LE(0) : data.readBigInt64BE(0));
+    case 'Q':
+      return Number(little ? data.readBigUInt64LE(0) : data.readBigUInt64BE(0));
+    case 'f':
+      return little ? data.readFloatLE(0) : data.readFloatBE(0);
+    default:
+      return little ? data.readDoubleLE(0) : data.readDoubleBE(0);
+  }
+}
+
 export const EXTRA_DSL_FUNCTIONS: Record<string, DslFunction> = {
   date_time: { min: 1, max: 2, fn: (a) => formatDateTime(str(a, 0), timeArg(a[1])) },
   to_unix_time: {
@@ -362,6 +417,7 @@ export const EXTRA_DSL_FUNCTIONS: Record<string, DslFunction> = {
     max: 2,
     fn: (a) => str(a, 0).replace(/\p{L}[\p{L}\p{M}'’]*/gu, (w) => w[0]?.toUpperCase() + w.slice(1)),
   },
+  unpack: { min: 2, max: 2, fn: (a) => unpackValue(str(a, 0), latin1(a, 1)) },
   gzip_mtime: {
     min: 1,
     max: 1,

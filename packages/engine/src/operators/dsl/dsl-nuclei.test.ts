@@ -48,6 +48,9 @@ describe('nuclei helper functions (projectdiscovery/dsl semantics)', () => {
     ['json_prettify("{\\"a\\":1}")', '{\n    "a": 1\n}'],
     ['len(zip("a.txt", "hello")) > 20', true],
     ['gzip_mtime(gzip("x"))', 0],
+    ['unpack(">I", hex_decode("00000102"))', 258],
+    ['unpack("<H", hex_decode("0201"))', 258],
+    ['unpack("b", hex_decode("ff"))', -1],
   ];
   it.each(cases)('%s', (expr, expected) => {
     const v = run(expr);
