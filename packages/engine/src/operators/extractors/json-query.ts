@@ -333,16 +333,10 @@ function arith(op: string, a: Json, b: Json): Json {
   return a % b;
 }
 
-/** jq regexes (Oniguruma) read like Go's for what templates write; flags `g`, `i`, `s`, `x`. */
+/** jq regexes (Oniguruma) read like Go's for what templates write; flags `g`, `i`, `s`. */
 function regexOf(pattern: Json, flags: Json): RegExp {
   const f = typeof flags === 'string' ? flags : '';
-  let source = String(pattern);
-  if (f.includes('x'))
-    source = source
-      .replace(/\\#/g, '\u0000')
-      .replace(/\s+|#.*$/gm, '')
-      .replace(/\u0000/g, '\\#');
-  return translateGoRegex(source, [...new Set(f.replace(/[^gis]/g, ''))].join(''));
+  return translateGoRegex(String(pattern), [...new Set(f.replace(/[^gis]/g, ''))].join(''));
 }
 
 function recurse(v: Json, out: Json[]): void {
