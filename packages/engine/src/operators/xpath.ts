@@ -2,7 +2,7 @@
  * A small XPath 1.0 subset over a tolerant HTML/XML tree, enough for the xpath matchers and
  * extractors templates use: absolute and `//` paths, `*`, `@attr`, `text()`, positional
  * `[n]`, and predicates `[@a]`, `[@a='v']`, `[contains(@a,'v')]`, `[text()='v']`,
- * `[contains(text(),'v')]`, `[starts-with(@a,'v')]`.
+ * `[contains(text(),'v')]`, `[starts-with(@a,'v')]`, unions `a|b` and `concat(…)`.
  */
 
 interface XNode {
@@ -192,8 +192,63 @@ function descendants(n: XNode, out: XNode[]): void {
   }
 }
 
+/** Splits on a separator outside quotes, brackets and parentheses. */
+function splitTop(src: string, sep: string): string[] {
+  const parts: string[] = [];
+  let depth = 0;
+  let quote = '';
+  let start = 0;
+  for (let i = 0; i < src.length; i++) {
+    const c = src[i] as string;
+    if (quote) {
+      if (c === quote) quote = '';
+    } else if (c === '"' || c === "'") quote = c;
+    else if (c === '[' || c === '(') depth++;
+    else if (c === ']' || c === ')') depth--;
+    else if (c === sep && depth === 0) {
+      parts.push(src.slice(start, i));
+      start = i + 1;
+    }
+  }
+  parts.push(src.slice(start));
+  return parts.map((p) => p.trim());
+}
+
+/**
+ * A path, a union of paths (`//a/@href|//img/@src`) or `concat(path, 'literal', …)` (the
+ * string value of each path's first node, joined).
+ */
 export function compileXPath(source: string): XPathQuery {
-  const steps = splitSteps(source.trim());
+  const text = source.trim();
+  const union = splitTop(text, '|');
+  if (union.length > 1) {
+    const parts = union.map(compileXPath);
+    return { source, select: (markup) => parts.flatMap((q) => q.select(markup)) };
+  }
+  const concat = /^concat\s*\(([\s\S]*)\)$/.exec(text);
+  if (concat) {
+    const args = splitTop(concat[1] as string, ',').map((a) => {
+      const lit = /^(['"])([\s\S]*)\1$/.exec(a);
+      if (lit) return lit[2] as string;
+      return compileXPath(a);
+    });
+    if (args.length < 2) throw new Error('concat() needs two arguments or more');
+    return {
+      source,
+      select(markup: string): string[] {
+        const values = args.map((a) =>
+          typeof a === 'string' ? { v: a, path: false } : { v: a.select(markup)[0], path: true },
+        );
+        if (values.every((x) => !x.path || x.v === undefined)) return [];
+        return [values.map((x) => x.v ?? '').join('')];
+      },
+    };
+  }
+  return compilePath(text, source);
+}
+
+function compilePath(text: string, source: string): XPathQuery {
+  const steps = splitSteps(text);
   if (steps.length === 0) throw new Error('empty xpath');
   return {
     source,

@@ -13,10 +13,14 @@ const UNIT_MS: Record<string, number> = {
   h: 3_600_000,
 };
 
-/** A Go duration (`5s`, `1m30s`, `500ms`, `1.5s`) in milliseconds, or undefined when malformed. */
+/**
+ * A Go duration (`5s`, `1m30s`, `500ms`, `1.5s`) in milliseconds, or undefined when malformed.
+ * A bare number is seconds (`@timeout: 10` in the corpus means ten seconds).
+ */
 export function parseGoDuration(text: string): number | undefined {
   const s = text.trim();
   if (s === '' || s === '0') return s === '0' ? 0 : undefined;
+  if (/^\d+(?:\.\d+)?$/.test(s)) return Number(s) * 1000;
   const re = /(\d+(?:\.\d+)?|\.\d+)(ns|us|µs|ms|s|m|h)/gy;
   let total = 0;
   let at = 0;

@@ -94,10 +94,10 @@ describe('template parse and compile', () => {
     ],
     ['unknown matcher type', GOOD.replace('type: status', 'type: magic'), 'http.0.matchers.0.type', /./],
     [
-      'bad placeholder expression',
-      GOOD.replace('{{BaseURL}}/x', '{{BaseURL}}/{{nope(1)}}'),
+      'placeholder calling a nuclei helper we lack',
+      GOOD.replace('{{BaseURL}}/x', '{{BaseURL}}/{{jarm(Host)}}'),
       'http[0].path[0]',
-      /unknown function/,
+      /nuclei helper 'jarm' is not supported/,
     ],
     [
       'bad payload file',
@@ -105,7 +105,7 @@ describe('template parse and compile', () => {
       'http[0].payloads.p',
       /templates directory|not found/,
     ],
-    ['bad flow', `${GOOD}flow: |\n  for (const x of y) { http(1) }\n`, 'flow', /flow/],
+    ['bad flow', `${GOOD}flow: |\n  for (const x of y) { http(1) \n`, 'flow', /expected '}'.*line 2/],
     [
       'no path or raw',
       GOOD.replace('    path:\n      - "{{BaseURL}}/x"\n', ''),

@@ -4,11 +4,13 @@ import { isScalar, parseDocument, visit } from 'yaml';
 import type { z } from 'zod';
 import type { Classification } from '../findings/types.js';
 import { listPlaceholders } from '../operators/dsl/dsl-interpolate.js';
-import { compileDsl } from '../operators/dsl/dsl-interpreter.js';
-import { collectDslCalls, type DslNode, parseDsl } from '../operators/dsl/dsl-parser.js';
+import { isDslFunction } from '../operators/dsl/dsl-interpreter.js';
+import { collectDslCalls, parseDsl } from '../operators/dsl/dsl-parser.js';
+import { SKIPPED_DSL_FUNCTIONS, UNSUPPORTED_DSL_FUNCTIONS } from '../operators/dsl/dsl-registry.js';
 import { compileExtractor, type ExtractorDef } from '../operators/extractors/extractors.js';
 import { compileMatcher, type MatcherDef } from '../operators/matchers/matchers.js';
 import { OperatorCompileError } from '../operators/operator-types.js';
+import { type CompiledFlow, compileFlow } from './flow/flow-interpreter.js';
 import { AnnotationError, compileAnnotations } from './raw-annotations.js';
 import {
   type ExtractorDoc,
@@ -16,6 +18,7 @@ import {
   type MatcherDoc,
   type TemplateDoc,
   UNSUPPORTED_BLOCKS,
+  UNSUPPORTED_HTTP_KEYS,
   ZTemplate,
 } from './template-schema.js';
 import type {
@@ -50,7 +53,7 @@ export interface CompileOptions {
   maxPayloadLines?: number;
 }
 
-const FLOW_PROTOCOLS = new Set(['http', 'dns', 'tcp', 'network', 'ssl']);
+const FLOW_PROTOCOLS = ['http', 'dns', 'tcp', 'network', 'ssl'];
 const MAX_PAYLOAD_LINES = 10000;
 
 /** Removes the signature line nuclei appends (`# digest: ...`), wherever it sits. */
@@ -172,7 +175,8 @@ function parseYamlKeepingDigits(source: string): unknown {
         isScalar(node) &&
         typeof node.value === 'number' &&
         typeof node.source === 'string' &&
-        /^[-+]?0[\dxXoObB_]/.test(node.source)
+        (/^[-+]?0[\dxXoObB_]/.test(node.source) ||
+          (Number.isInteger(node.value) && !Number.isSafeInteger(node.value)))
       )
         node.value = node.source;
     },
@@ -180,18 +184,41 @@ function parseYamlKeepingDigits(source: string): unknown {
   return doc.toJS({ maxAliasCount: 100 });
 }
 
-/** Every `{{expr}}` must be a plain name or an expression our DSL accepts. */
+/**
+ * A `{{…}}` that is no expression of ours (an SSTI or JS payload, an unknown name) is sent as
+ * written, as nuclei does; one that calls a nuclei helper we lack is reported.
+ */
 function checkPlaceholders(field: string, texts: string[]): void {
   for (const text of texts) {
     for (const expr of listPlaceholders(text)) {
       if (/^[A-Za-z_][\w.-]*$/.test(expr)) continue;
+      let calls: Set<string>;
       try {
-        compileDsl(expr);
-      } catch (err) {
-        throw new TemplateCompileError(field, `invalid expression '{{${expr}}}': ${(err as Error).message}`);
+        calls = collectDslCalls(parseDsl(expr));
+      } catch {
+        continue;
       }
+      for (const name of calls)
+        if (UNSUPPORTED_DSL_FUNCTIONS.has(name.toLowerCase()) && !isDslFunction(name))
+          throw new TemplateCompileError(field, `nuclei helper '${name}' is not supported`);
     }
   }
+}
+
+const WAIT_FOR = /\{\{\s*wait_?for\(\s*(\d+(?:\.\d+)?)\s*\)\s*\}\}/gi;
+const MAX_WAIT_MS = 120_000;
+
+/**
+ * nuclei sleeps while it fills in `{{wait_for(n)}}` and writes `true` in its place; we write
+ * `true` now and let the executor wait without blocking the other templates.
+ */
+function liftWaits(text: string): { text: string; waitMs: number } {
+  let waitMs = 0;
+  const out = text.replace(WAIT_FOR, (_m, seconds: string) => {
+    waitMs += Number(seconds) * 1000;
+    return 'true';
+  });
+  return { text: out, waitMs: Math.min(waitMs, MAX_WAIT_MS) };
 }
 
 function parseRaw(text: string): RawHttpSpec {
@@ -230,28 +257,27 @@ function parsePorts(field: string, port: string | undefined): number[] {
   });
 }
 
-function decodeInput(field: string, data: string, type: string | undefined): Buffer | string {
+function decodeInput(
+  field: string,
+  data: string,
+  type: string | undefined,
+): { data: Buffer | string; hex?: true } {
   if (type === 'hex') {
+    // With placeholders the text is hex only once filled in: decoded when sent.
+    if (data.includes('{{')) return { data, hex: true };
     const hex = data.replace(/\s+/g, '');
     if (!/^([0-9a-fA-F]{2})*$/.test(hex)) throw new TemplateCompileError(field, 'input data is not hex');
-    return Buffer.from(hex, 'hex');
+    return { data: Buffer.from(hex, 'hex') };
   }
-  return data;
+  return { data };
 }
 
-function compileFlow(flow: string): DslNode {
-  let ast: DslNode;
+function compileTemplateFlow(flow: string): CompiledFlow {
   try {
-    ast = parseDsl(flow.trim());
+    return compileFlow(flow, FLOW_PROTOCOLS);
   } catch (err) {
-    throw new TemplateCompileError(
-      'flow',
-      `only boolean flows like 'http(1) && http(2)' are supported: ${(err as Error).message}`,
-    );
+    throw new TemplateCompileError('flow', (err as Error).message);
   }
-  for (const name of collectDslCalls(ast))
-    if (!FLOW_PROTOCOLS.has(name)) throw new TemplateCompileError('flow', `unsupported flow call '${name}'`);
-  return ast;
 }
 
 function findUnsupported(doc: Record<string, unknown>, source: string): string | undefined {
@@ -263,6 +289,10 @@ function findUnsupported(doc: Record<string, unknown>, source: string): string |
     unknown
   >[];
   if (http.some((r) => r && r.unsafe === true)) return 'unsafe raw socket requests';
+  for (const [key, reason] of Object.entries(UNSUPPORTED_HTTP_KEYS))
+    if (http.some((r) => r && r[key] !== undefined && r[key] !== false)) return reason;
+  for (const [name, reason] of Object.entries(SKIPPED_DSL_FUNCTIONS))
+    if (new RegExp(`\\b${name}\\s*\\(`, 'i').test(source)) return reason;
   if (doc['self-contained'] === true) return 'self-contained (targets fixed external URLs)';
   if (
     doc.tcp === undefined &&
@@ -334,14 +364,16 @@ export function compileTemplateDoc(
     const field = `http[${i}]`;
     const payloads = loadPayloads(field, r.payloads, options);
     const specs: CompiledHttpRequest['specs'] = [];
-    for (const [j, p] of (r.path ?? []).entries()) {
+    for (const [j, written] of (r.path ?? []).entries()) {
+      const { text: p, waitMs } = liftWaits(written);
       checkPlaceholders(`${field}.path[${j}]`, [p]);
-      specs.push({ kind: 'path', path: p });
+      specs.push({ kind: 'path', path: p, ...(waitMs ? { waitMs } : {}) });
     }
-    for (const [j, text] of (r.raw ?? []).entries()) {
+    for (const [j, written] of (r.raw ?? []).entries()) {
+      const { text, waitMs } = liftWaits(written);
       checkPlaceholders(`${field}.raw[${j}]`, [text]);
       try {
-        specs.push(parseRaw(text));
+        specs.push({ ...parseRaw(text), ...(waitMs ? { waitMs } : {}) });
       } catch (err) {
         if (err instanceof TemplateCompileError)
           throw new TemplateCompileError(`${field}.raw[${j}]`, err.message);
@@ -358,6 +390,7 @@ export function compileTemplateDoc(
     requests.push({
       protocol: 'http',
       index,
+      ...(r.id ? { id: r.id } : {}),
       method,
       specs,
       headers: r.headers ?? {},
@@ -402,7 +435,7 @@ export function compileTemplateDoc(
       const data = inp.data ?? '';
       checkPlaceholders(`${field}.inputs[${j}].data`, [data]);
       return {
-        data: decodeInput(`${field}.inputs[${j}].data`, data, inp.type),
+        ...decodeInput(`${field}.inputs[${j}].data`, data, inp.type),
         ...(inp.read !== undefined ? { read: inp.read } : {}),
         ...(inp.name !== undefined ? { name: inp.name } : {}),
       };
@@ -456,14 +489,26 @@ export function compileTemplateDoc(
     variables,
     requests,
     protocols: new Set(requests.map((r) => r.protocol)),
-    indexedParts: [...words].filter((w) => INDEXED.test(w)),
+    indexedParts: indexedPartsOf(words),
     httpParts: httpPartsOf(lowered),
   };
-  if (doc.flow !== undefined) template.flow = compileFlow(doc.flow);
+  if (doc.flow !== undefined) template.flow = compileTemplateFlow(doc.flow);
   return template;
 }
 
 const INDEXED = /^[A-Za-z][A-Za-z0-9_]*_\d+$/;
+const FLOW_PART = /^(?:http|dns|tcp|network|ssl)_(\d+)_([A-Za-z][A-Za-z0-9_]*)$/;
+
+/** `body_2`-style names, and the `host_1` a flow's `template.http_1_host` reads. */
+function indexedPartsOf(words: Set<string>): string[] {
+  const out = new Set<string>();
+  for (const w of words) {
+    const flow = FLOW_PART.exec(w);
+    if (flow) out.add(`${flow[2]}_${flow[1]}`);
+    else if (INDEXED.test(w)) out.add(w);
+  }
+  return [...out];
+}
 const WORD = /[A-Za-z_][A-Za-z0-9_]*/g;
 
 /**

@@ -3,7 +3,8 @@ import path from 'node:path';
 import { type CompileOptions, compileTemplateSource } from './template-compile.js';
 import type { CompiledTemplate, LoadOutcome } from './template-types.js';
 
-const MAX_TEMPLATE_BYTES = 512 * 1024;
+/** The corpus's largest template is 1.25 MB (a plugin-detection list); 4 MB leaves room. */
+export const MAX_TEMPLATE_BYTES = 4 * 1024 * 1024;
 
 /** Lists template files (`.yaml`/`.yml`) under a directory, sorted, skipping dot-folders. */
 export async function listTemplateFiles(dir: string): Promise<string[]> {

@@ -1,9 +1,9 @@
 import { findingFingerprint, hostNames, maskSecrets } from '../findings/evidence.js';
 import { SEVERITY_ORDERING, type TemplateFinding } from '../findings/types.js';
 import { interpolate } from '../operators/dsl/dsl-interpolate.js';
-import type { DslNode } from '../operators/dsl/dsl-parser.js';
 import { runMatchers } from '../operators/matchers/matchers.js';
 import type { OperatorEvent } from '../operators/operator-types.js';
+import { runFlow } from './flow/flow-interpreter.js';
 import { payloadCombinations } from './payloads.js';
 import { HostSkippedError } from './politeness.js';
 import type { ProtocolResponse, RunContext, Variables } from './run-types.js';
@@ -35,6 +35,8 @@ export interface TemplateRunState {
   onceSent: Set<string>;
   /** Derived http parts the template can read (undefined: all). */
   httpParts?: HttpPartsWanted | undefined;
+  /** Every value each named extractor found (a flow reads `template.name` as this list). */
+  extracted?: Map<string, string[]>;
 }
 
 export interface TemplateRunResult {
@@ -166,6 +168,11 @@ async function runBlock(
     for (const ex of extractors) {
       const values = ex.extract(event);
       if (ex.name && values.length > 0) {
+        if (state.extracted) {
+          const all = state.extracted.get(ex.name) ?? [];
+          for (const v of values) if (!all.includes(v)) all.push(v);
+          state.extracted.set(ex.name, all);
+        }
         state.vars[ex.name] = values[0] as string;
         vars[ex.name] = values[0] as string;
         event.values[ex.name] = values[0] as string;
@@ -225,27 +232,7 @@ async function runBlock(
   return { matched: matchedAny, findings };
 }
 
-function evalFlow(node: DslNode, run: (protocol: string, n: number) => Promise<boolean>): Promise<boolean> {
-  switch (node.type) {
-    case 'call': {
-      const arg = node.args[0];
-      const n = arg && arg.type === 'literal' ? Number(arg.value) : 1;
-      return run(node.name, n);
-    }
-    case 'unary':
-      return evalFlow(node.arg, run).then((v) => !v);
-    case 'binary':
-      if (node.op === '&&')
-        return evalFlow(node.left, run).then((l) => (l ? evalFlow(node.right, run) : false));
-      if (node.op === '||')
-        return evalFlow(node.left, run).then((l) => (l ? true : evalFlow(node.right, run)));
-      return Promise.resolve(false);
-    case 'literal':
-      return Promise.resolve(Boolean(node.value));
-    default:
-      return Promise.resolve(false);
-  }
-}
+const FLOW_PART = /^(http|dns|tcp|network|ssl)_(\d+)_([A-Za-z][A-Za-z0-9_]*)$/;
 
 const PROTOCOL_ALIASES: Record<string, CompiledRequest['protocol']> = {
   http: 'http',
@@ -287,13 +274,41 @@ export async function runTemplate(
       const byProtocol = new Map<string, CompiledRequest[]>();
       for (const r of template.requests)
         byProtocol.set(r.protocol, [...(byProtocol.get(r.protocol) ?? []), r]);
-      await evalFlow(template.flow, async (protocol, n) => {
-        const req = byProtocol.get(PROTOCOL_ALIASES[protocol] ?? protocol)?.[n - 1];
-        if (!req) return false;
-        const out = await runBlock(template, req, state, ctx, executors, counter);
-        findings.push(...out.findings);
-        return out.matched;
-      });
+      state.extracted = new Map();
+      const extracted = state.extracted;
+      const read = (name: string): unknown => {
+        const list = extracted.get(name);
+        if (list) return list;
+        const part = FLOW_PART.exec(name);
+        const v = part ? state.history[`${part[3]}_${part[2]}`] : state.history[name];
+        return v === undefined ? undefined : v;
+      };
+      await runFlow(
+        template.flow,
+        {
+          runProtocol: async (protocol, ref) => {
+            const list = byProtocol.get(PROTOCOL_ALIASES[protocol] ?? protocol) ?? [];
+            const req = typeof ref === 'number' ? list[ref - 1] : list.find((r) => r.id === ref);
+            if (!req) throw new Error(`flow: no ${protocol} request ${JSON.stringify(ref)}`);
+            const out = await runBlock(template, req, state, ctx, executors, counter);
+            findings.push(...out.findings);
+            return out.matched;
+          },
+          set: (name, value) => {
+            state.vars[name] = Array.isArray(value)
+              ? value.map(String)
+              : value === null || value === undefined
+                ? ''
+                : (value as string);
+            extracted.delete(name);
+          },
+          get: read,
+          has: (name) => read(name) !== undefined,
+          log: (message) => ctx.log('info', `${template.id} flow: ${message.slice(0, 500)}`),
+          signal: ctx.signal,
+        },
+        Object.keys(PROTOCOL_ALIASES),
+      );
     } else {
       for (const req of template.requests) {
         const out = await runBlock(template, req, state, ctx, executors, counter);

@@ -73,7 +73,8 @@ export const ZMatcher = z.discriminatedUnion('type', [
   z.object({
     ...ZOperatorBase,
     type: z.literal('word'),
-    words: ZStrings,
+    // nuclei loads a word matcher without words; it never matches.
+    words: ZStrings.default([]),
     condition: ZCondition.optional(),
     negative: z.boolean().optional(),
     'match-all': z.boolean().optional(),
@@ -141,7 +142,15 @@ const ZOperators = {
 /** Payload sets: inline lists or a file path relative to the templates directory. */
 const ZPayloads = z.record(
   z.string(),
-  z.union([z.array(z.union([z.string(), z.number(), z.boolean()]).transform(String)), z.string()]),
+  z.union([
+    // A bare `-` item is YAML null: nuclei sends it as the empty string.
+    z.array(
+      z
+        .union([z.string(), z.number(), z.boolean(), z.null()])
+        .transform((v) => (v === null ? '' : String(v))),
+    ),
+    z.string(),
+  ]),
 );
 
 export const ZHttpRequest = z
@@ -246,6 +255,12 @@ export type SslRequestDoc = z.infer<typeof ZSslRequest>;
 export type InfoDoc = z.infer<typeof ZInfo>;
 export type MatcherDoc = z.infer<typeof ZMatcher>;
 export type ExtractorDoc = z.infer<typeof ZExtractor>;
+
+/** Keys of an http request we recognise but do not run, with the reason. */
+export const UNSUPPORTED_HTTP_KEYS: Record<string, string> = {
+  fuzzing: 'DAST fuzzing (needs recorded requests to fuzz)',
+  'global-matchers': 'global matchers (applied to the responses of other templates)',
+};
 
 /** Template blocks we recognise but do not run, with the reason reported in the summary. */
 export const UNSUPPORTED_BLOCKS: Record<string, string> = {

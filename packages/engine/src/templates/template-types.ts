@@ -1,7 +1,7 @@
 import type { Classification, Severity } from '../findings/types.js';
-import type { DslNode } from '../operators/dsl/dsl-parser.js';
 import type { CompiledExtractor } from '../operators/extractors/extractors.js';
 import type { CompiledMatcher } from '../operators/matchers/matchers.js';
+import type { CompiledFlow } from './flow/flow-interpreter.js';
 
 export interface TemplateInfo {
   name: string;
@@ -27,6 +27,8 @@ export type AttackType = 'batteringram' | 'pitchfork' | 'clusterbomb';
 interface RequestCommon {
   /** 1-based position among the template's requests of all protocols (for indexed parts). */
   index: number;
+  /** The request's own `id:` (a flow may call `http("login")`). */
+  id?: string;
   operators: CompiledOperators;
   payloads: Record<string, string[]>;
   attack: AttackType;
@@ -39,6 +41,8 @@ export interface RawHttpSpec {
   annotations: Record<string, string>;
   /** The annotations nuclei defines, checked at compile time (see raw-annotations.ts). */
   annotated: RawAnnotations;
+  /** `{{wait_for(n)}}` in the request: wait this long before sending it. */
+  waitMs?: number;
 }
 
 export interface RawAnnotations {
@@ -54,6 +58,8 @@ export interface RawAnnotations {
 export interface PathHttpSpec {
   kind: 'path';
   path: string;
+  /** `{{wait_for(n)}}` in the path: wait this long before sending it. */
+  waitMs?: number;
 }
 
 export interface CompiledHttpRequest extends RequestCommon {
@@ -83,7 +89,8 @@ export interface CompiledNetworkRequest extends RequestCommon {
   protocol: 'network';
   hosts: string[];
   ports: number[];
-  inputs: { data: Buffer | string; read?: number; name?: string }[];
+  /** `hex` marks text that is hex once its placeholders are filled in. */
+  inputs: { data: Buffer | string; hex?: true; read?: number; name?: string }[];
   readSize: number;
 }
 
@@ -106,8 +113,8 @@ export interface CompiledTemplate {
   info: TemplateInfo;
   /** Template variables in declaration order (values may hold placeholders). */
   variables: [string, string][];
-  /** `http(1) && http(2)`-style flow, or undefined to run every request. */
-  flow?: DslNode;
+  /** The `flow:` (a JavaScript subset), or undefined to run every request in order. */
+  flow?: CompiledFlow;
   requests: CompiledRequest[];
   protocols: Set<CompiledRequest['protocol']>;
   /**

@@ -14,12 +14,13 @@ export function compileOrThrow(yaml: string, options: { templatesDir?: string } 
 
 export async function startHttp(
   handler: http.RequestListener,
+  host = '127.0.0.1',
 ): Promise<{ url: string; port: number; close: () => Promise<void>; server: http.Server }> {
   const server = http.createServer(handler);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
   const port = (server.address() as AddressInfo).port;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://${host}:${port}`,
     port,
     server,
     close: () =>

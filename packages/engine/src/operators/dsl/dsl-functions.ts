@@ -2,6 +2,7 @@ import { createHash, randomInt } from 'node:crypto';
 import { deflateSync, gunzipSync, gzipSync, inflateSync } from 'node:zlib';
 import { mmh3 } from '../../probe/mmh3.js';
 import { satisfiesConstraint } from '../../vulndb/version-compare.js';
+import { translateGoRegex } from '../go-regex.js';
 
 export type DslValue = string | number | boolean | null | DslValue[];
 
@@ -99,41 +100,7 @@ export function compileGoRegex(pattern: string, flags = ''): RegExp {
   return re;
 }
 
-/** RE2 inline flags like `(?i)` at the start and `(?P<name>` groups have JS equivalents. */
-export function translateGoRegex(pattern: string, extraFlags = ''): RegExp {
-  let p = pattern;
-  const flags = new Set(extraFlags.split('').filter(Boolean));
-  const inline = /^\(\?([imsU]+)\)/.exec(p);
-  if (inline) {
-    for (const f of inline[1] as string) if (f !== 'U') flags.add(f);
-    p = p.slice(inline[0].length);
-  }
-  p = p.replace(/\(\?P</g, '(?<');
-  // (?i) in the middle of a pattern is not supported by JS: apply it to the whole pattern.
-  if (/\(\?[ims]+\)/.test(p)) {
-    for (const m of p.matchAll(/\(\?([ims]+)\)/g)) for (const f of m[1] as string) flags.add(f);
-    p = p.replace(/\(\?[ims]+\)/g, '');
-  }
-  // Scoped flag groups (?i:...) become plain groups with the flag applied globally.
-  p = p.replace(/\(\?([ims]+):/g, (_m, f: string) => {
-    for (const c of f) flags.add(c);
-    return '(?:';
-  });
-  // \z (end of text) and \A (start of text)
-  p = p.replace(/\\z/g, '$(?![\\s\\S])').replace(/\\A/g, '^');
-  // POSIX classes inside brackets.
-  p = p
-    .replace(/\[:alpha:\]/g, 'A-Za-z')
-    .replace(/\[:digit:\]/g, '0-9')
-    .replace(/\[:alnum:\]/g, 'A-Za-z0-9')
-    .replace(/\[:space:\]/g, '\\s')
-    .replace(/\[:upper:\]/g, 'A-Z')
-    .replace(/\[:lower:\]/g, 'a-z')
-    .replace(/\[:xdigit:\]/g, '0-9A-Fa-f')
-    .replace(/\[:punct:\]/g, '!-\\/:-@\\[-`{-~')
-    .replace(/\[:word:\]/g, '\\w');
-  return new RegExp(p, [...flags].join(''));
-}
+export { translateGoRegex };
 
 export const DSL_FUNCTIONS: Record<string, DslFunction> = {
   contains: { min: 2, max: 2, fn: (a) => argString(a, 0).includes(argString(a, 1)) },
@@ -271,23 +238,38 @@ export const DSL_FUNCTIONS: Record<string, DslFunction> = {
   mmh3: { min: 1, max: 1, fn: (a) => String(murmur3(bytesOf(a[0] as DslValue))) },
   hex_encode: { min: 1, max: 1, fn: (a) => bytesOf(a[0] as DslValue).toString('hex') },
   hex_decode: { min: 1, max: 1, fn: (a) => Buffer.from(argString(a, 0), 'hex').toString('latin1') },
+  // projectdiscovery/dsl: letters, digits and `-_.!~*'()` stay; every other byte is %XX
+  // (a space too); a true second argument leaves only letters and digits.
   url_encode: {
     min: 1,
-    max: 1,
-    fn: (a) =>
-      encodeURIComponent(argString(a, 0))
-        .replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
-        .replace(/%20/g, '+'),
+    max: 2,
+    fn: (a) => {
+      const all = a.length > 1 && (a[1] === true || a[1] === 1 || argString(a, 1) === 'true');
+      const keep = all ? /[A-Za-z0-9]/ : /[A-Za-z0-9\-_.!~*'()]/;
+      let out = '';
+      for (const c of argString(a, 0)) {
+        if (keep.test(c)) out += c;
+        else
+          for (const b of Buffer.from(c, 'utf8')) out += `%${b.toString(16).toUpperCase().padStart(2, '0')}`;
+      }
+      return out;
+    },
   },
+  // Each valid %XX becomes its byte; anything else (a `+`, a stray `%`) stays as it is.
   url_decode: {
     min: 1,
     max: 1,
     fn: (a) => {
-      try {
-        return decodeURIComponent(argString(a, 0).replace(/\+/g, ' '));
-      } catch {
-        throw new DslRuntimeError('invalid url encoding');
+      const s = Buffer.from(argString(a, 0), 'utf8');
+      const out: number[] = [];
+      for (let i = 0; i < s.length; i++) {
+        const hex = s.subarray(i + 1, i + 3).toString('latin1');
+        if (s[i] === 0x25 && /^[0-9a-fA-F]{2}$/.test(hex)) {
+          out.push(Number.parseInt(hex, 16));
+          i += 2;
+        } else out.push(s[i] as number);
       }
+      return Buffer.from(out).toString('utf8');
     },
   },
   html_escape: {
@@ -325,7 +307,11 @@ export const DSL_FUNCTIONS: Record<string, DslFunction> = {
   rand_base: {
     min: 1,
     max: 2,
-    fn: (a) => randomFrom(a.length > 1 ? argString(a, 1) : LOWER_ALNUM, toDslNumber(a[0] as DslValue)),
+    fn: (a) =>
+      randomFrom(
+        a.length > 1 && argString(a, 1).trim() !== '' ? argString(a, 1) : ALPHA + DIGITS,
+        toDslNumber(a[0] as DslValue),
+      ),
   },
   rand_char: {
     min: 0,

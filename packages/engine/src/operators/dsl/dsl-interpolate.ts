@@ -1,17 +1,23 @@
-import { DSL_FUNCTIONS, toDslString } from './dsl-functions.js';
+import { toDslString } from './dsl-functions.js';
 import { type CompiledDsl, compileDsl, type DslContext, lookupVariable } from './dsl-interpreter.js';
-
-const PLACEHOLDER = /\{\{(.+?)\}\}|§([^§]+)§/gs;
+import { collectDslCalls, collectDslVariables } from './dsl-parser.js';
+import { findDslFunction } from './dsl-registry.js';
 
 const compiled = new Map<string, CompiledDsl | null>();
 
+/** The expression compiled, or null when it is not one our DSL reads (a literal payload). */
 function compileCached(expr: string): CompiledDsl | null {
   let c = compiled.get(expr);
   if (c === undefined) {
+    c = null;
     try {
-      c = compileDsl(expr);
+      const candidate = compileDsl(expr);
+      // nuclei evaluates only what names a variable or a helper: `{{7*7}}` in an SSTI payload
+      // is sent as written.
+      const names = collectDslVariables(candidate.ast).size + collectDslCalls(candidate.ast).size;
+      if (names > 0) c = candidate;
     } catch {
-      c = null;
+      // not an expression (a JS or template-engine payload, an unknown function): literal
     }
     if (compiled.size > 10000) compiled.clear();
     compiled.set(expr, c);
@@ -23,76 +29,144 @@ const get = lookupVariable;
 
 export interface Interpolated {
   text: string;
-  /** Placeholders that could not be resolved (left in the text as they were). */
+  /** Placeholders that name a variable nobody set (left in the text as they were). */
   unresolved: string[];
 }
 
-/**
- * Replaces `{{name}}`, `{{expression(...)}}` and `§name§` markers. A plain name is looked up
- * first (names like `interactsh-url` are not valid expressions); anything else is evaluated
- * with the DSL against the same variables.
- */
-export function interpolate(text: string, vars: DslContext): Interpolated {
-  const unresolved: string[] = [];
-  if (!text.includes('{{') && !text.includes('§')) return { text, unresolved };
-  const parts = segmentsOf(text);
-  let out = '';
-  for (let i = 0; i < parts.length; i++) {
-    const part = parts[i] as Segment;
-    if (typeof part === 'string') out += part;
-    else out += resolve(part, vars, unresolved);
-  }
-  return { text: out, unresolved };
-}
-
+/** A marker `{{…}}` (its content may hold further markers) or `§name§`. */
 interface Placeholder {
-  /** The marker as written (kept in the text when unresolved). */
-  whole: string;
-  /** The trimmed expression inside it. */
-  expr: string;
+  parts: Segment[];
+  section?: boolean;
 }
 
 type Segment = string | Placeholder;
 
 const segmentCache = new Map<string, Segment[]>();
+const PLAIN_NAME = /^[A-Za-z_][\w.-]*$/;
 
-/** A text split once into literal runs and placeholders (the same texts recur per request). */
-function segmentsOf(text: string): Segment[] {
-  let parts = segmentCache.get(text);
-  if (parts) return parts;
-  parts = [];
-  let at = 0;
-  for (const m of text.matchAll(PLACEHOLDER)) {
-    if (m.index > at) parts.push(text.slice(at, m.index));
-    parts.push({ whole: m[0], expr: (m[1] ?? m[2] ?? '').trim() });
-    at = m.index + m[0].length;
+/**
+ * Splits a text once into literal runs and (nested) placeholders. In a run of opening braces
+ * the last two open the marker (`{{{x}}}` is `{` + `{{x}}` + `}`, as nuclei reads it); an
+ * unclosed `{{` is literal text.
+ */
+export function segmentsOf(text: string): Segment[] {
+  let cached = segmentCache.get(text);
+  if (cached) return cached;
+  const root: Segment[] = [];
+  const stack: Segment[][] = [root];
+  let literal = '';
+  const flush = () => {
+    if (literal !== '') (stack[stack.length - 1] as Segment[]).push(literal);
+    literal = '';
+  };
+  let i = 0;
+  while (i < text.length) {
+    const c = text[i] as string;
+    if (c === '{' && text[i + 1] === '{') {
+      let run = 2;
+      while (text[i + run] === '{') run++;
+      literal += '{'.repeat(run - 2);
+      flush();
+      const parts: Segment[] = [];
+      (stack[stack.length - 1] as Segment[]).push({ parts });
+      stack.push(parts);
+      i += run;
+      continue;
+    }
+    if (c === '}' && text[i + 1] === '}' && stack.length > 1) {
+      flush();
+      stack.pop();
+      i += 2;
+      continue;
+    }
+    if (c === '§' && stack.length === 1) {
+      const end = text.indexOf('§', i + 1);
+      if (end > i + 1 && !/[\s§]/.test(text.slice(i + 1, end))) {
+        flush();
+        root.push({ parts: [text.slice(i + 1, end)], section: true });
+        i = end + 1;
+        continue;
+      }
+    }
+    literal += c;
+    i++;
   }
-  if (at < text.length) parts.push(text.slice(at));
+  flush();
+  // Unclosed markers: put their `{{` back as text.
+  while (stack.length > 1) {
+    const parts = stack.pop() as Segment[];
+    const parent = stack[stack.length - 1] as Segment[];
+    const idx = parent.findIndex((p) => typeof p !== 'string' && p.parts === parts);
+    parent.splice(idx, 1, '{{', ...parts);
+  }
+  cached = root;
   if (segmentCache.size > 10000) segmentCache.clear();
-  segmentCache.set(text, parts);
-  return parts;
+  segmentCache.set(text, cached);
+  return cached;
+}
+
+function render(parts: Segment[], vars: DslContext, unresolved: string[]): string {
+  let out = '';
+  for (const p of parts) out += typeof p === 'string' ? p : resolve(p, vars, unresolved);
+  return out;
 }
 
 function resolve(p: Placeholder, vars: DslContext, unresolved: string[]): string {
-  const expr = p.expr;
+  const inner = render(p.parts, vars, unresolved);
+  const whole = p.section ? `§${inner}§` : `{{${inner}}}`;
+  const expr = inner.trim();
   const direct = get(vars, expr);
   if (direct !== undefined) return toDslString(direct);
-  // `{{randstr}}`: a helper that takes no arguments may be written as a bare name.
-  const bare = DSL_FUNCTIONS[expr];
-  if (bare && bare.min === 0) return toDslString(bare.fn([]));
-  const c = compileCached(expr);
-  if (c) {
-    try {
-      return toDslString(c.evaluate(vars));
-    } catch {
-      // fall through: unresolved
-    }
+  if (PLAIN_NAME.test(expr)) {
+    // `{{randstr}}`: a helper that takes no arguments may be written as a bare name.
+    const bare = findDslFunction(expr);
+    if (bare && bare.min === 0) return toDslString(bare.fn([]));
+    unresolved.push(expr);
+    return whole;
   }
-  unresolved.push(expr);
-  return p.whole;
+  if (p.section) return whole;
+  const c = compileCached(expr);
+  if (!c) return whole;
+  try {
+    return toDslString(c.evaluate(vars));
+  } catch {
+    for (const name of collectDslVariables(c.ast)) if (get(vars, name) === undefined) unresolved.push(name);
+    if (unresolved.length === 0) unresolved.push(expr);
+    return whole;
+  }
 }
 
-/** Placeholders in a text (without evaluating), for compile-time checks. */
+/**
+ * Replaces `{{name}}`, `{{expression(...)}}` (innermost first: `{{to_lower('{{randstr}}')}}`)
+ * and `§name§` markers. A plain name is looked up first (names like `interactsh-url` are not
+ * valid expressions); an expression is evaluated with the same variables; anything that is no
+ * expression of ours (`{{7*7}}`, a JS payload) stays as written, as nuclei sends it.
+ */
+export function interpolate(text: string, vars: DslContext): Interpolated {
+  const unresolved: string[] = [];
+  if (!text.includes('{{') && !text.includes('§')) return { text, unresolved };
+  return { text: render(segmentsOf(text), vars, unresolved), unresolved };
+}
+
+/**
+ * Every expression of a text as the compile-time check sees it: inner markers replaced by a
+ * sample string, so `{{to_lower('{{randstr}}')}}` gives `randstr` and `to_lower('x')`.
+ */
 export function listPlaceholders(text: string): string[] {
-  return [...text.matchAll(PLACEHOLDER)].map((m) => (m[1] ?? m[2] ?? '').trim());
+  const out: string[] = [];
+  const walk = (parts: Segment[]): string => {
+    let s = '';
+    for (const p of parts) {
+      if (typeof p === 'string') {
+        s += p;
+        continue;
+      }
+      const inner = walk(p.parts);
+      if (!p.section) out.push(inner.trim());
+      s += 'x';
+    }
+    return s;
+  };
+  walk(segmentsOf(text));
+  return out;
 }

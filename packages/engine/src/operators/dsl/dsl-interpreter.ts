@@ -1,12 +1,6 @@
-import {
-  compileGoRegex,
-  DSL_FUNCTIONS,
-  DslRuntimeError,
-  type DslValue,
-  toDslNumber,
-  toDslString,
-} from './dsl-functions.js';
+import { compileGoRegex, DslRuntimeError, type DslValue, toDslNumber, toDslString } from './dsl-functions.js';
 import { collectDslCalls, type DslNode, parseDsl } from './dsl-parser.js';
+import { findDslFunction, UNSUPPORTED_DSL_FUNCTIONS } from './dsl-registry.js';
 
 /** Variables the expression can read (a protocol's event map plus template variables). */
 export type DslContext = ReadonlyMap<string, DslValue> | Record<string, DslValue>;
@@ -90,7 +84,7 @@ function callFunction(node: Extract<DslNode, { type: 'call' }>, ctx: DslContext)
     const idx = toDslNumber(evaluateNode(node.args[0] as DslNode, ctx));
     return evaluateNode({ type: 'var', name: `${name}_${idx}` }, ctx);
   }
-  const fn = DSL_FUNCTIONS[name];
+  const fn = findDslFunction(name);
   if (!fn) throw new DslRuntimeError(`unknown function '${node.name}'`);
   const args = node.args.map((a) => evaluateNode(a, ctx));
   return fn.fn(args);
@@ -184,7 +178,9 @@ export function compileDsl(source: string): CompiledDsl {
   const ast = parseDsl(source);
   for (const name of collectDslCalls(ast)) {
     const lower = name.toLowerCase();
-    if (!DSL_FUNCTIONS[lower] && !VARIABLE_FUNCTIONS.has(lower))
+    if (UNSUPPORTED_DSL_FUNCTIONS.has(lower))
+      throw new DslRuntimeError(`nuclei helper '${name}' is not supported`);
+    if (!findDslFunction(lower) && !VARIABLE_FUNCTIONS.has(lower))
       throw new DslRuntimeError(`unknown function '${name}'`);
   }
   return {
@@ -205,7 +201,7 @@ export function compileDsl(source: string): CompiledDsl {
 
 export function isDslFunction(name: string): boolean {
   const lower = name.toLowerCase();
-  return Boolean(DSL_FUNCTIONS[lower]) || VARIABLE_FUNCTIONS.has(lower);
+  return Boolean(findDslFunction(lower)) || VARIABLE_FUNCTIONS.has(lower);
 }
 
 export { truthy };

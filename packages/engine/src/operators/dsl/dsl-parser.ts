@@ -48,18 +48,28 @@ class Parser {
   }
 
   parse(): DslNode {
-    const node = this.ternary();
+    let node = this.ternary();
+    // govaluate reads a top-level `a, b` as the list of both (a dsl extractor's
+    // `"tls_version, cipher"` extracts each).
+    if (this.isOp(',')) {
+      const items = [node];
+      while (this.isOp(',')) {
+        this.i++;
+        items.push(this.ternary());
+      }
+      node = { type: 'array', items };
+    }
     const t = this.peek();
     if (t.kind !== 'eof') throw new DslSyntaxError('unexpected token', t.pos);
     return node;
   }
 
-  private ternary(): DslNode {
+  private ternary(allowLoneColon = true): DslNode {
     let test = this.binary(0);
     while (true) {
       if (this.isOp('?')) {
         this.i++;
-        const thenNode = this.ternary();
+        const thenNode = this.ternary(false);
         let elseNode: DslNode = { type: 'literal', value: null };
         if (this.isOp(':')) {
           this.i++;
@@ -67,6 +77,10 @@ class Parser {
         }
         test = { type: 'ternary', test, consequent: thenNode, alternate: elseNode };
       } else if (this.isOp('??')) {
+        this.i++;
+        test = { type: 'binary', op: '??', left: test, right: this.binary(0) };
+      } else if (allowLoneColon && this.isOp(':')) {
+        // govaluate's lone `:` (its ternary "else"): the left value unless it is nil.
         this.i++;
         test = { type: 'binary', op: '??', left: test, right: this.binary(0) };
       } else return test;

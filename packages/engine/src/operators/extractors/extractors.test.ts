@@ -42,6 +42,14 @@ const cases: [string, ExtractorDef, string[]][] = [
   ['xpath attribute', { type: 'xpath', xpath: ['//a'], attribute: 'href' }, ['/a', '/b']],
   ['xpath @attr step', { type: 'xpath', xpath: ["//meta[@name='generator']/@content"] }, ['WordPress 4.7.1']],
   ['xpath position', { type: 'xpath', xpath: ['//a[2]'] }, ['B']],
+  ['xpath union', { type: 'xpath', xpath: ['//*/@href|//meta/@content'] }, ['/a', '/b', 'WordPress 4.7.1']],
+  [
+    'xpath concat',
+    { type: 'xpath', xpath: ["concat(/html/head/title, ' / ', //a[2])"] },
+    ['Admin Panel / B'],
+  ],
+  ['xpath concat of nothing', { type: 'xpath', xpath: ["concat(//nope, ' ', //none)"] }, []],
+  ['dsl list', { type: 'dsl', dsl: ['server, status_code'] }, ['nginx/1.14.0', '200']],
   ['dsl', { type: 'dsl', dsl: ['concat("code:", status_code)'] }, ['code:200']],
   ['dsl to_upper', { type: 'dsl', dsl: ['to_upper(server)'] }, ['NGINX/1.14.0']],
 ];

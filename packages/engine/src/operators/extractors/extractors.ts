@@ -129,6 +129,7 @@ export function compileExtractor(def: ExtractorDef, field = 'extractors'): Compi
         exprs.flatMap((e) => {
           try {
             const v = e.evaluate(event.values);
+            if (Array.isArray(v)) return v.filter((x) => x !== null && x !== '').map(toDslString);
             return v === null || v === false ? [] : [toDslString(v)];
           } catch {
             return [];

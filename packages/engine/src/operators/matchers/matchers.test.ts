@@ -75,7 +75,7 @@ describe('matchers', () => {
     ['bad dsl', { type: 'dsl', dsl: ['status_code =='] }, /expected|unexpected/],
     ['unknown dsl function', { type: 'dsl', dsl: ['nope(1)'] }, /unknown function/],
     ['bad binary', { type: 'binary', binary: ['xyz'] }, /hex/],
-    ['empty words', { type: 'word', words: [] }, /no words/],
+    ['words missing', { type: 'word' } as unknown as MatcherDef, /no words/],
     ['bad status', { type: 'status', status: [Number.NaN] }, /integers/],
     ['bad xpath', { type: 'xpath', xpath: ['//a[position()>1 and x]'] }, /xpath/],
     ['unknown type', { type: 'nope', words: ['x'] } as unknown as MatcherDef, /unknown matcher type/],

@@ -65,8 +65,9 @@ export function compileMatcher(def: MatcherDef, field = 'matchers'): CompiledMat
   });
   switch (def.type) {
     case 'word': {
-      if (!Array.isArray(def.words) || def.words.length === 0)
-        throw new OperatorCompileError(`${field}.words`, 'no words');
+      if (!Array.isArray(def.words)) throw new OperatorCompileError(`${field}.words`, 'no words');
+      // nuclei loads a word matcher without words; it never matches.
+      if (def.words.length === 0) return wrap(() => ({ matched: false, values: [] }));
       const words = def.words.map((w) => {
         const s = String(w);
         return def.encoding === 'hex' ? Buffer.from(s, 'hex').toString('latin1') : s;

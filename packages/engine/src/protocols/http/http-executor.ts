@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { maskSecrets, toCurl, truncate } from '../../findings/evidence.js';
 import type { DslValue } from '../../operators/dsl/dsl-functions.js';
 import { interpolate } from '../../operators/dsl/dsl-interpolate.js';
@@ -243,6 +244,7 @@ export async function executeHttpRequest(
   wanted?: HttpPartsWanted,
 ): Promise<ProtocolResponse> {
   let init = buildHttpRequest(req, spec, vars);
+  if (spec.waitMs) await sleep(spec.waitMs, undefined, { signal: ctx.signal });
   const first = init;
   const firstUrl = splitRawUrl(init.url);
   const originHost = firstUrl.host;

@@ -149,7 +149,10 @@ export const networkExecutor: ProtocolExecutor = async function* (req, vars, ctx
     const endpoint = `${addr.host}:${addr.port}`;
     if (ctx.hosts.isBlocked(endpoint)) throw new HostSkippedError(endpoint);
     const inputs = req.inputs.map((i) => ({
-      data: typeof i.data === 'string' ? Buffer.from(interpolate(i.data, vars).text, 'latin1') : i.data,
+      data:
+        typeof i.data === 'string'
+          ? Buffer.from(interpolate(i.data, vars).text, i.hex ? 'hex' : 'latin1')
+          : i.data,
       ...(i.read !== undefined ? { read: i.read } : {}),
     }));
     await ctx.rate.acquire(ctx.signal);
