@@ -37,12 +37,23 @@ export interface TemplateRunState {
   httpParts?: HttpPartsWanted | undefined;
   /** Every value each named extractor found (a flow reads `template.name` as this list). */
   extracted?: Map<string, string[]>;
+  /** Why part of this run did not happen (a request refused or unanswered, the host skipped). */
+  incomplete: Set<IncompleteReason>;
 }
+
+/**
+ * Why a template × input task did not run all of its requests to a response:
+ * `host_unresponsive` — the host's error budget ran out, the rest was not sent;
+ * `request_failed` — a request got no response (refused, reset, time limit);
+ * `invalid_request` — a request could not be built or sent as written (no traffic).
+ */
+export type IncompleteReason = 'host_unresponsive' | 'request_failed' | 'invalid_request';
 
 export interface TemplateRunResult {
   findings: TemplateFinding[];
   errors: string[];
   requests: number;
+  incomplete: Set<IncompleteReason>;
 }
 
 const MAX_HISTORY_VALUE = 256 * 1024;
@@ -262,6 +273,7 @@ export async function runTemplate(
     reported: new Set(),
     onceSent: new Set(),
     httpParts: template.httpParts,
+    incomplete: new Set(),
   };
   for (const [name, value] of template.variables) {
     const r = interpolate(value, state.vars);
@@ -316,9 +328,15 @@ export async function runTemplate(
       }
     }
   } catch (err) {
+    if (err instanceof HostSkippedError) state.incomplete.add('host_unresponsive');
     state.errors.push(`${template.id}: ${(err as Error).message}`);
   }
   // One finding per fingerprint.
   const unique = new Map(findings.map((f) => [f.fingerprint, f]));
-  return { findings: [...unique.values()], errors: state.errors, requests: counter.requests };
+  return {
+    findings: [...unique.values()],
+    errors: state.errors,
+    requests: counter.requests,
+    incomplete: state.incomplete,
+  };
 }

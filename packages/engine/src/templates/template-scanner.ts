@@ -4,7 +4,7 @@ import { HttpClient } from '../protocols/http/http-client.js';
 import { mapConcurrent } from './concurrency.js';
 import { HostGate, RateLimiter, type UnresponsiveHost } from './politeness.js';
 import type { DnsServer, RunContext } from './run-types.js';
-import { type ExecutorRegistry, runTemplate } from './template-runner.js';
+import { type ExecutorRegistry, type IncompleteReason, runTemplate } from './template-runner.js';
 import type { CompiledTemplate } from './template-types.js';
 
 export interface TemplateScanOptions {
@@ -30,11 +30,32 @@ export interface TemplateScanOptions {
 export interface TemplateScanSummary {
   templates: number;
   targets: number;
+  /** Template × input tasks finished. */
   tasks: number;
   requests: number;
   findings: number;
   errors: number;
   unresponsiveHosts: UnresponsiveHost[];
+  /**
+   * Finished tasks that did not run all their requests to a response, by reason (a task
+   * counts once per reason). `not_started` (set by the stage): planned tasks never started
+   * because the stage was stopped.
+   */
+  incomplete: Partial<Record<IncompleteReason | 'not_started', number>>;
+}
+
+/** A fresh, empty summary. */
+export function emptyScanSummary(): TemplateScanSummary {
+  return {
+    templates: 0,
+    targets: 0,
+    tasks: 0,
+    requests: 0,
+    findings: 0,
+    errors: 0,
+    unresponsiveHosts: [],
+    incomplete: {},
+  };
 }
 
 export interface TemplateJob {
@@ -63,15 +84,7 @@ export function* batchedJobs(
  * found. Read `summary` once the iteration has finished.
  */
 export class TemplateScanner {
-  readonly summary: TemplateScanSummary = {
-    templates: 0,
-    targets: 0,
-    tasks: 0,
-    requests: 0,
-    findings: 0,
-    errors: 0,
-    unresponsiveHosts: [],
-  };
+  readonly summary: TemplateScanSummary = emptyScanSummary();
   private readonly ctx: RunContext;
   private readonly ownsClient: boolean;
 
@@ -144,6 +157,8 @@ export class TemplateScanner {
           this.summary.requests += r.requests;
           this.summary.errors += r.errors.length;
           this.summary.findings += r.findings.length;
+          for (const reason of r.incomplete)
+            this.summary.incomplete[reason] = (this.summary.incomplete[reason] ?? 0) + 1;
           for (const e of r.errors) this.ctx.log('warn', e);
           return [
             ...r.findings.map((finding) => ({ kind: 'finding' as const, finding })),

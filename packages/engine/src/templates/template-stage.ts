@@ -8,6 +8,7 @@ import { defaultExecutors } from '../protocols/index.js';
 import type { DnsServer } from './run-types.js';
 import { type LoadedTemplates, loadTemplates } from './template-loader.js';
 import {
+  emptyScanSummary,
   type TemplateJob,
   TemplateScanner,
   type TemplateScanOptions,
@@ -107,17 +108,7 @@ export { selectTemplates };
 export async function* runTemplateStage(
   input: TemplateStageInput,
   options: TemplateStageOptions,
-  result: TemplateStageResult = {
-    summary: {
-      templates: 0,
-      targets: 0,
-      tasks: 0,
-      requests: 0,
-      findings: 0,
-      errors: 0,
-      unresponsiveHosts: [],
-    },
-  },
+  result: TemplateStageResult = { summary: emptyScanSummary() },
 ): AsyncGenerator<TemplateFinding> {
   const { templates, tags, severities, excludeTags, excludeFiles, ...scanOptions } = options;
   const selected = selectTemplates(templates, {
@@ -152,6 +143,12 @@ function errorReason(errors: string[]): string {
   const cause = last.slice(last.lastIndexOf(': ') + 2) || last;
   return `check failed: ${cause.replace(/\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b/g, '<address>')}`;
 }
+const INCOMPLETE_TEXT: Record<string, string> = {
+  host_unresponsive: 'cut short: host skipped after too many failed requests',
+  request_failed: 'with a request that got no response',
+  invalid_request: 'with a request that could not be sent as written',
+  not_started: 'not started: the stage was stopped',
+};
 
 /** Builds the stage input from the pipeline's inventory. */
 export function templateInputFromContext(ctx: StageContext): TemplateStageInput {
@@ -281,7 +278,9 @@ export function createTemplateStage(config: TemplateStageConfig = {}): Stage {
         scanner.summary.templates = selected.length;
         await scanner.close();
       }
-      for (const h of result.summary.unresponsiveHosts)
+      const summary = result.summary;
+      if (summary.tasks < total) summary.incomplete.not_started = total - summary.tasks;
+      for (const h of summary.unresponsiveHosts)
         yield {
           type: 'log',
           level: 'warn',
@@ -289,19 +288,32 @@ export function createTemplateStage(config: TemplateStageConfig = {}): Stage {
           code: 'host_unresponsive',
           message: `${h.host} skipped after ${h.errors} errors: ${h.lastError}`,
         };
+      const incomplete = Object.entries(summary.incomplete);
+      if (incomplete.length > 0)
+        yield {
+          type: 'log',
+          level: 'warn',
+          stage: 'templates',
+          code: 'templates_incomplete',
+          message: `templates: ${incomplete.map(([reason, n]) => `${n} task(s) ${INCOMPLETE_TEXT[reason] ?? reason}`).join('; ')} (of ${total} planned)`,
+          data: Object.fromEntries(incomplete),
+        };
       yield {
         type: 'log',
         level: 'info',
         stage: 'templates',
         code: 'templates_summary',
-        message: `templates: ${result.summary.templates} run, ${loaded.skipped.length} skipped, ${loaded.invalid.length} invalid; ${result.summary.requests} requests, ${result.summary.findings} findings`,
+        message: `templates: ${summary.templates} run, ${loaded.skipped.length} skipped, ${loaded.invalid.length} invalid; ${summary.tasks} of ${total} tasks, ${summary.requests} requests, ${summary.findings} findings`,
         data: {
-          templates: result.summary.templates,
+          templates: summary.templates,
           skipped: loaded.skipped.length,
           invalid: loaded.invalid.length,
-          requests: result.summary.requests,
-          findings: result.summary.findings,
-          unresponsiveHosts: result.summary.unresponsiveHosts.length,
+          planned: total,
+          completed: summary.tasks,
+          requests: summary.requests,
+          findings: summary.findings,
+          unresponsiveHosts: summary.unresponsiveHosts.length,
+          ...Object.fromEntries(incomplete.map(([reason, n]) => [`incomplete_${reason}`, n])),
         },
       };
     },

@@ -41,7 +41,8 @@ function parseAuthority(scheme: 'http' | 'https', written: string): Omit<RawUrl,
   return value;
 }
 
-const RAW_URL = /^(https?):\/\/([^/?#\s]+)([^#\s]*)/i;
+// The path runs to the fragment: spaces and other characters are encoded when sent.
+const RAW_URL = /^(https?):\/\/([^/?#\s]+)([^#]*)/i;
 const SPLIT_CACHE_SIZE = 512;
 const splits = new Map<string, RawUrl>();
 
@@ -88,7 +89,11 @@ export interface HttpResponseData {
   url: string;
   status: number;
   statusText: string;
-  /** Header pairs in arrival order, names lowercased. */
+  /**
+   * Header pairs in arrival order, names as nuclei's Go client reads them: the server's
+   * spelling in canonical MIME form (`content-type` → `Content-Type`), so case-sensitive
+   * matchers on `header`/`raw` (`Server: EC2ws`) see what they see under nuclei.
+   */
   headers: [string, string][];
   body: Buffer;
   /** True when the body was cut at the size cap. */
@@ -97,6 +102,10 @@ export interface HttpResponseData {
 }
 
 export interface HttpClientOptions {
+  /**
+   * Time limit of one exchange (connect, headers and the whole body), like nuclei's
+   * `-timeout`; connecting, waiting for headers and any pause in the body have it too.
+   */
   timeoutMs?: number;
   maxResponseBytes?: number;
   /** Connections per origin. */
@@ -109,16 +118,69 @@ export interface HttpClientOptions {
   dispatcher?: Dispatcher;
 }
 
+/** A request that cannot be sent as written (refused before any traffic; not the host's fault). */
+export class InvalidRequestError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'InvalidRequestError';
+  }
+}
+
+/** No complete response within the exchange's time limit. */
+export class RequestTimeoutError extends Error {
+  constructor(readonly timeoutMs: number) {
+    super(`no complete response within ${timeoutMs} ms`);
+    this.name = 'RequestTimeoutError';
+  }
+}
+
 /**
- * One listener on the scan's signal that fans out to the requests in flight. undici adds and
- * removes an 'abort' listener per request; on an AbortSignal (an EventTarget) with dozens of
- * requests in flight that cost about as much as the rest of the request's client work. A Set
- * does it in O(1). undici accepts any object with addEventListener, `aborted` and `reason`.
+ * One request's abort: the scan's signal, the exchange's deadline, or nothing. undici takes
+ * any object with addEventListener, `aborted` and `reason`, and adds one listener per request.
+ * It also settles `send()` itself: undici cannot abort a request still queued in a pool (it
+ * only aborts once a connection took it), so the deadline must not depend on undici.
+ */
+class RequestGuard {
+  aborted = false;
+  reason: unknown;
+  private listener: (() => void) | undefined;
+  fail: ((reason: unknown) => void) | undefined;
+
+  constructor(
+    readonly deadline: number,
+    readonly timeoutMs: number,
+  ) {}
+
+  addEventListener(_type: 'abort', listener: () => void): void {
+    if (this.aborted) queueMicrotask(listener);
+    else this.listener = listener;
+  }
+
+  removeEventListener(_type: 'abort', listener: () => void): void {
+    if (this.listener === listener) this.listener = undefined;
+  }
+
+  abort(reason: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason;
+    const listener = this.listener;
+    this.listener = undefined;
+    // undici destroys the socket or the body stream: the connection goes back to the pool.
+    listener?.();
+    this.fail?.(reason);
+  }
+}
+
+/**
+ * One listener on the scan's signal that fans out to the requests in flight. An AbortSignal
+ * (an EventTarget) adding and removing a listener per request with dozens in flight costs as
+ * much as the rest of the client's work; a Set does it in O(1).
  */
 class AbortFanout {
   aborted = false;
   reason: unknown;
-  private readonly listeners = new Set<() => void>();
+  private readonly guards = new Set<RequestGuard>();
 
   constructor(signal: AbortSignal) {
     if (signal.aborted) {
@@ -131,20 +193,19 @@ class AbortFanout {
       () => {
         this.aborted = true;
         this.reason = signal.reason;
-        for (const listener of [...this.listeners]) listener();
-        this.listeners.clear();
+        for (const guard of [...this.guards]) guard.abort(signal.reason);
+        this.guards.clear();
       },
       { once: true },
     );
   }
 
-  addEventListener(_type: 'abort', listener: () => void): void {
-    if (this.aborted) queueMicrotask(listener);
-    else this.listeners.add(listener);
+  add(guard: RequestGuard): void {
+    this.guards.add(guard);
   }
 
-  removeEventListener(_type: 'abort', listener: () => void): void {
-    this.listeners.delete(listener);
+  delete(guard: RequestGuard): void {
+    this.guards.delete(guard);
   }
 }
 
@@ -172,16 +233,110 @@ const FORBIDDEN = new Set([
   'proxy-connection',
 ]);
 
-const allowedNames = new Map<string, boolean>();
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+type HeaderNameUse = 'send' | 'drop' | 'invalid';
+const headerNames = new Map<string, HeaderNameUse>();
 
-/** Whether a request header may be passed to undici (answer remembered per spelling). */
-function allowedHeader(name: string): boolean {
-  let ok = allowedNames.get(name);
-  if (ok === undefined) {
-    ok = !FORBIDDEN.has(name.toLowerCase());
-    if (allowedNames.size < 4096) allowedNames.set(name, ok);
+/** Whether a request header is sent, left to undici, or cannot be sent (remembered per spelling). */
+function headerNameUse(name: string): HeaderNameUse {
+  let use = headerNames.get(name);
+  if (use === undefined) {
+    use = !TOKEN.test(name) ? 'invalid' : FORBIDDEN.has(name.toLowerCase()) ? 'drop' : 'send';
+    if (headerNames.size < 4096) headerNames.set(name, use);
   }
-  return ok;
+  return use;
+}
+
+// What undici would refuse, checked here: undici refuses a request inside a pool's connection
+// and leaves that connection waiting for a 'drain' that never comes — after as many refusals
+// as connections per origin, every later request to the origin queued forever.
+const NOT_VISIBLE_ASCII = /[^\x21-\x7e]/;
+
+function percentEncode(char: string): string {
+  let out = '';
+  for (const byte of Buffer.from(char, 'utf8'))
+    out += `%${byte < 16 ? '0' : ''}${byte.toString(16).toUpperCase()}`;
+  return out;
+}
+
+/**
+ * The request target as nuclei sends it: spaces, control and non-ASCII characters
+ * percent-encoded as UTF-8 (`管理员` → `%E7%AE%A1…`), a space in the query as `+` (nuclei's
+ * query encoding), everything else — `%2e`, `..`, reserved characters — untouched.
+ */
+export function encodeRequestTarget(target: string): string {
+  if (!NOT_VISIBLE_ASCII.test(target)) return target;
+  const q = target.indexOf('?');
+  let out = '';
+  let i = 0;
+  for (const char of target) {
+    const inQuery = q >= 0 && i > q;
+    i += char.length;
+    const code = char.codePointAt(0) as number;
+    if (code > 0x20 && code < 0x7f) out += char;
+    else if (code === 0x20 && inQuery) out += '+';
+    else out += percentEncode(char);
+  }
+  return out;
+}
+
+/**
+ * The header value as undici must get it, or undefined when it holds a control character
+ * (CR, LF, NUL…) and cannot be sent. undici writes values as latin1: non-ASCII text goes as
+ * its UTF-8 bytes, as Go sends it.
+ */
+function headerValueBytes(value: string): string | undefined {
+  let ascii = true;
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    if ((c < 0x20 && c !== 0x09) || c === 0x7f) return undefined;
+    if (c > 0x7e) ascii = false;
+  }
+  return ascii ? value : Buffer.from(value, 'utf8').toString('latin1');
+}
+
+/** The path and headers undici will accept, or an InvalidRequestError before any traffic. */
+function prepareRequest(init: HttpRequestInit): { path: string; headers: Record<string, string> } {
+  if (!TOKEN.test(init.method)) throw new InvalidRequestError(`invalid request method '${init.method}'`);
+  const path = encodeRequestTarget(splitRawUrl(init.url).path);
+  // The caller's headers as they are unless one must change (undici does not change them).
+  let headers = init.headers;
+  let copied = false;
+  for (const name in init.headers) {
+    const value = init.headers[name] as string;
+    const use = headerNameUse(name);
+    if (use === 'invalid') throw new InvalidRequestError(`invalid header name '${name}'`);
+    const bytes = headerValueBytes(value);
+    if (bytes === undefined)
+      throw new InvalidRequestError(`header '${name}' holds a control character (CR, LF, NUL…)`);
+    if (use === 'send' && bytes === value && !copied) continue;
+    if (!copied) {
+      headers = {};
+      for (const n in init.headers) {
+        if (n === name) break;
+        headers[n] = init.headers[n] as string;
+      }
+      copied = true;
+    }
+    if (use === 'send') headers[name] = bytes;
+  }
+  return { path, headers };
+}
+
+const canonicalNames = new Map<string, string>();
+
+/** Go's CanonicalMIMEHeaderKey (what nuclei's responses hold): `x-powered-by` → `X-Powered-By`. */
+export function canonicalHeaderName(name: string): string {
+  let c = canonicalNames.get(name);
+  if (c === undefined) {
+    c = TOKEN.test(name)
+      ? name
+          .toLowerCase()
+          .replace(/(^|-)([a-z])/g, (_m, dash: string, letter: string) => dash + letter.toUpperCase())
+      : name;
+    if (canonicalNames.size < 4096) canonicalNames.set(name, c);
+  }
+  return c;
 }
 
 export class HttpClient {
@@ -189,6 +344,9 @@ export class HttpClient {
   private readonly owned: boolean;
   readonly timeoutMs: number;
   readonly maxResponseBytes: number;
+  /** Requests in flight, for the deadline sweep (one timer per client, not one per request). */
+  private readonly inflight = new Set<RequestGuard>();
+  private sweeper: NodeJS.Timeout | undefined;
 
   constructor(options: HttpClientOptions = {}) {
     this.timeoutMs = options.timeoutMs ?? 10000;
@@ -224,32 +382,84 @@ export class HttpClient {
     }
   }
 
-  async send(
+  /**
+   * Sends one request. It settles within its time limit whatever the server does (refuses,
+   * accepts and never answers, sends a body that never ends), and every way out gives its
+   * connection back; a request undici would refuse fails with InvalidRequestError untried.
+   */
+  send(
     init: HttpRequestInit,
     signal?: AbortSignal,
     maxBytes = this.maxResponseBytes,
   ): Promise<HttpResponseData> {
-    // The caller's headers as they are unless one must be left out (undici does not change them).
-    let headers = init.headers;
-    for (const k in init.headers) {
-      if (allowedHeader(k)) continue;
-      headers = {};
-      for (const n in init.headers) if (allowedHeader(n)) headers[n] = init.headers[n] as string;
-      break;
+    let prepared: { path: string; headers: Record<string, string> };
+    try {
+      prepared = prepareRequest(init);
+    } catch (err) {
+      return Promise.reject(err);
     }
-    // Time limits are the dispatcher's headersTimeout/bodyTimeout (no timer per request).
+    const fanout = signal ? fanoutOf(signal) : undefined;
+    if (fanout?.aborted) return Promise.reject(fanout.reason);
+    const timeoutMs = init.timeoutMs ?? this.timeoutMs;
+    const guard = new RequestGuard(performance.now() + timeoutMs, timeoutMs);
+    return new Promise<HttpResponseData>((resolve, reject) => {
+      const settle = () => {
+        fanout?.delete(guard);
+        this.inflight.delete(guard);
+      };
+      guard.fail = (reason) => {
+        settle();
+        reject(reason);
+      };
+      fanout?.add(guard);
+      this.track(guard);
+      this.exchange(init, prepared, guard, maxBytes).then(
+        (res) => {
+          settle();
+          resolve(res);
+        },
+        (err) => {
+          settle();
+          reject(guard.aborted ? guard.reason : err);
+        },
+      );
+    });
+  }
+
+  private track(guard: RequestGuard): void {
+    this.inflight.add(guard);
+    if (this.sweeper) return;
+    const every = Math.max(10, Math.min(250, Math.floor(this.timeoutMs / 4)));
+    this.sweeper = setInterval(() => {
+      const now = performance.now();
+      for (const g of this.inflight) if (now >= g.deadline) g.abort(new RequestTimeoutError(g.timeoutMs));
+      if (this.inflight.size === 0) {
+        clearInterval(this.sweeper);
+        this.sweeper = undefined;
+      }
+    }, every);
+    this.sweeper.unref();
+  }
+
+  private async exchange(
+    init: HttpRequestInit,
+    prepared: { path: string; headers: Record<string, string> },
+    guard: RequestGuard,
+    maxBytes: number,
+  ): Promise<HttpResponseData> {
     const started = performance.now();
-    // dispatcher.request sends the path exactly as given: path-traversal checks need
-    // `/.%2e/` and `/../` to reach the server unnormalised.
-    const { origin, path } = splitRawUrl(init.url);
+    // dispatcher.request sends the path as given: path-traversal checks need `/.%2e/` and
+    // `/../` to reach the server unnormalised.
     const options: Dispatcher.RequestOptions = {
-      origin,
-      path,
+      origin: splitRawUrl(init.url).origin,
+      path: prepared.path,
       method: init.method as Dispatcher.HttpMethod,
-      headers,
+      headers: prepared.headers,
+      // Names as the server spelled them (undici's object form lowercases them).
+      responseHeaders: 'raw',
+      signal: guard as unknown as AbortSignal,
     };
     if (init.body !== undefined && init.body !== '') options.body = init.body;
-    if (signal) options.signal = fanoutOf(signal) as unknown as AbortSignal;
     if (init.timeoutMs !== undefined) {
       options.headersTimeout = init.timeoutMs;
       options.bodyTimeout = init.timeoutMs;
@@ -257,9 +467,18 @@ export class HttpClient {
     // undici takes a per-request server name (it reconnects when it changes); not in its types.
     if (init.servername) (options as { servername?: string }).servername = init.servername;
     const res = await this.dispatcher.request(options);
+    // With responseHeaders 'raw': name, value, name, value…
+    const raw = res.headers as unknown as string[];
+    const pairs: [string, string][] = [];
+    let declared = Number.NaN;
+    for (let i = 0; i + 1 < raw.length; i += 2) {
+      const name = canonicalHeaderName(raw[i] as string);
+      const value = raw[i + 1] as string;
+      if (name === 'Content-Length') declared = Number(value);
+      pairs.push([name, value]);
+    }
     let body: Buffer;
     let truncated = false;
-    const declared = Number(res.headers['content-length']);
     if (Number.isFinite(declared) && declared <= maxBytes) {
       // The length is known and under the cap: one read, no stream iteration.
       body = Buffer.from(await res.body.arrayBuffer());
@@ -283,15 +502,6 @@ export class HttpClient {
       }
       body = Buffer.concat(chunks);
     }
-    const pairs: [string, string][] = [];
-    const h = res.headers;
-    for (const k in h) {
-      const v = h[k];
-      if (v === undefined) continue;
-      const name = k.toLowerCase();
-      if (typeof v === 'string') pairs.push([name, v]);
-      else for (const one of v) pairs.push([name, one]);
-    }
     return {
       url: init.url,
       status: res.statusCode,
@@ -304,6 +514,8 @@ export class HttpClient {
   }
 
   async close(): Promise<void> {
+    if (this.sweeper) clearInterval(this.sweeper);
+    this.sweeper = undefined;
     if (this.owned) await this.dispatcher.close();
   }
 }

@@ -10,7 +10,13 @@ import type {
   PathHttpSpec,
   RawHttpSpec,
 } from '../../templates/template-types.js';
-import { type HttpRequestInit, type HttpResponseData, splitRawUrl } from './http-client.js';
+import {
+  encodeRequestTarget,
+  type HttpRequestInit,
+  type HttpResponseData,
+  InvalidRequestError,
+  splitRawUrl,
+} from './http-client.js';
 
 export class UnresolvedVariableError extends Error {
   constructor(readonly names: string[]) {
@@ -112,7 +118,7 @@ function checkedUrl(url: string): string {
 
 export function rawRequestText(init: HttpRequestInit): string {
   const u = splitRawUrl(init.url);
-  let text = `${init.method} ${u.path} HTTP/1.1\r\nHost: ${u.host}\r\n`;
+  let text = `${init.method} ${encodeRequestTarget(u.path)} HTTP/1.1\r\nHost: ${u.host}\r\n`;
   for (const k in init.headers) if (k.toLowerCase() !== 'host') text += `${k}: ${init.headers[k]}\r\n`;
   return `${text}\r\n${init.body ?? ''}`;
 }
@@ -267,21 +273,23 @@ export async function executeHttpRequest(
         req.maxSize !== undefined ? Math.min(req.maxSize, ctx.maxResponseBytes) : ctx.maxResponseBytes;
       res = await ctx.http.send(init, ctx.signal, maxSize);
     } catch (err) {
-      if (!ctx.signal.aborted) ctx.hosts.recordError(endpoint, (err as Error).message);
+      // A request refused before any traffic says nothing about the host.
+      if (!ctx.signal.aborted && !(err instanceof InvalidRequestError))
+        ctx.hosts.recordError(endpoint, (err as Error).message);
       throw err;
     } finally {
       release();
     }
     if (cookies) {
       for (const [k, v] of res.headers) {
-        if (k !== 'set-cookie') continue;
+        if (k !== 'Set-Cookie') continue;
         const pair = v.split(';')[0] ?? '';
         const i = pair.indexOf('=');
         if (i > 0) cookies.set(pair.slice(0, i).trim(), pair.slice(i + 1).trim());
       }
     }
     if (!req.redirects || !REDIRECTS.has(res.status) || hop >= req.maxRedirects) break;
-    const location = res.headers.find(([k]) => k === 'location')?.[1];
+    const location = res.headers.find(([k]) => k === 'Location')?.[1];
     if (!location) break;
     const next = new URL(location, init.url);
     if (req.hostRedirects && next.host !== originHost) break;

@@ -2,7 +2,8 @@ import { HostSkippedError } from '../../templates/politeness.js';
 import type { ProtocolResponse, RunContext, Variables } from '../../templates/run-types.js';
 import type { ProtocolExecutor, TemplateRunState } from '../../templates/template-runner.js';
 import type { CompiledHttpRequest, CompiledRequest } from '../../templates/template-types.js';
-import { executeHttpRequest } from './http-executor.js';
+import { InvalidRequestError } from './http-client.js';
+import { executeHttpRequest, UnresolvedVariableError } from './http-executor.js';
 
 const DONE: IteratorReturnResult<undefined> = Object.freeze({ value: undefined, done: true });
 
@@ -52,6 +53,8 @@ class HttpResponses implements AsyncIterableIterator<ProtocolResponse> {
           this.cursor = req.specs.length;
           throw err;
         }
+        const unsendable = err instanceof InvalidRequestError || err instanceof UnresolvedVariableError;
+        state.incomplete.add(unsendable ? 'invalid_request' : 'request_failed');
         state.errors.push(`http: ${(err as Error).message}`);
       }
     }
