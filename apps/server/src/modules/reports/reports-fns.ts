@@ -7,8 +7,8 @@ import type {
   TSeverity,
 } from '@perimeter/contracts';
 import { REPORT_NOTICES, SEVERITIES } from '@perimeter/contracts';
-import { cveIntelOf, fixFirstOrder } from '../intel/intel-fns.ts';
 import { maskPassword as maskLeakedPassword } from '@perimeter/engine';
+import { cveIntelOf, fixFirstOrder } from '../intel/intel-fns.ts';
 import { limitsOf } from '../targets/targets-fns.ts';
 import type { EdRow, EsRow, LcRow, ScanRow, ScopeRow, Seen, TargetRow } from './reports-repo.ts';
 import { REPORT_TEXTS, type ReportTexts } from './reports-texts.ts';
