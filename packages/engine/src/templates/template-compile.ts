@@ -536,6 +536,7 @@ export function compileTemplateDoc(
       ports: parsePorts(`${field}.port`, r.port),
       inputs,
       readSize: r['read-size'] ?? 1024,
+      ...(/\bjarm\s*\(/i.test(JSON.stringify([r.matchers ?? [], r.extractors ?? []])) ? { jarm: true } : {}),
       payloads,
       attack: attackOf(undefined, payloads),
       operators: compileOperators(field, r.matchers, r['matchers-condition'], r.extractors),
