@@ -95,9 +95,9 @@ describe('template parse and compile', () => {
     ['unknown matcher type', GOOD.replace('type: status', 'type: magic'), 'http.0.matchers.0.type', /./],
     [
       'placeholder calling a nuclei helper we lack',
-      GOOD.replace('{{BaseURL}}/x', '{{BaseURL}}/{{jarm(Host)}}'),
+      GOOD.replace('{{BaseURL}}/x', '{{BaseURL}}/{{cookie_unsign(x)}}'),
       'http[0].path[0]',
-      /nuclei helper 'jarm' is not supported/,
+      /nuclei helper 'cookie_unsign' is not supported/,
     ],
     [
       'bad payload file',

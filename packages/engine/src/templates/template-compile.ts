@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { isScalar, parseDocument, visit } from 'yaml';
 import type { z } from 'zod';
@@ -61,10 +61,69 @@ export function stripDigest(source: string): string {
   return source.replace(/^#\s*digest:.*$/gm, '');
 }
 
-function zodField(error: z.ZodError): { field: string; reason: string } {
+type ZodIssue = z.ZodError['issues'][number];
+
+const plural = (expected: string): string => (expected === 'array' ? 'a list' : `a ${expected}`);
+
+function kindOf(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'a list';
+  if (typeof v === 'object') return 'a mapping';
+  if (v === undefined) return 'nothing';
+  return `a ${typeof v}`;
+}
+
+function valueAt(doc: unknown, path: PropertyKey[]): unknown {
+  let v = doc;
+  for (const k of path)
+    v = v !== null && typeof v === 'object' ? (v as Record<PropertyKey, unknown>)[k] : undefined;
+  return v;
+}
+
+/** The most specific problem of an issue: unions are opened to the branch that got furthest. */
+function deepestIssue(issue: ZodIssue, base: PropertyKey[]): { path: PropertyKey[]; issues: ZodIssue[] } {
+  const path = [...base, ...issue.path];
+  if (issue.code !== 'invalid_union' || !('errors' in issue) || issue.errors.length === 0)
+    return { path, issues: [issue] };
+  const branches = issue.errors.map((branch) =>
+    branch.map((sub) => deepestIssue(sub, path)).reduce((a, b) => (b.path.length > a.path.length ? b : a)),
+  );
+  const deepest = Math.max(...branches.map((b) => b.path.length));
+  const at = branches.filter((b) => b.path.length === deepest);
+  return { path: at[0]?.path ?? path, issues: at.flatMap((b) => b.issues) };
+}
+
+/** Names the field and says what is wrong ("expected a list or a string, got a mapping"). */
+export function describeZodError(error: z.ZodError, doc: unknown): { field: string; reason: string } {
   const issue = error.issues[0];
   if (!issue) return { field: '', reason: 'invalid template' };
-  return { field: issue.path.map(String).join('.') || '(root)', reason: issue.message };
+  const { path, issues } = deepestIssue(issue, []);
+  const field = path.map(String).join('.') || '(root)';
+  const value = valueAt(doc, path);
+  const expected = [
+    ...new Set(issues.flatMap((i) => (i.code === 'invalid_type' ? [plural(String(i.expected))] : []))),
+  ];
+  if (expected.length > 0 && expected.length === issues.length)
+    return {
+      field,
+      reason:
+        value === undefined
+          ? `missing (expected ${expected.join(' or ')})`
+          : `expected ${expected.join(' or ')}, got ${kindOf(value)}`,
+    };
+  const first = issues[0] as ZodIssue;
+  if (first.code === 'invalid_value' && 'values' in first)
+    return { field, reason: `'${String(value)}' is not one of ${first.values.map(String).join(', ')}` };
+  if (
+    first.code === 'invalid_union' &&
+    'options' in first &&
+    Array.isArray((first as { options?: unknown[] }).options)
+  )
+    return {
+      field,
+      reason: `'${String(value)}' is not one of ${(first as { options: unknown[] }).options.join(', ')}`,
+    };
+  return { field, reason: first.message.replace(/^Invalid input: /, '') };
 }
 
 function toInfo(doc: InfoDoc): TemplateInfo {
@@ -123,9 +182,31 @@ function compileOperators(
   }
 }
 
+/**
+ * The folder a payload path is relative to. nuclei resolves `helpers/…` against the corpus
+ * root — the nearest folder above the template (or above the folder given) that holds a
+ * `helpers/` folder — so validating `http/cves` alone still finds `helpers/wordlists/…`.
+ */
+function payloadRoot(value: string, file: string, templatesDir: string | undefined): string | undefined {
+  const given = templatesDir ? path.resolve(templatesDir) : undefined;
+  if (given && existsSync(path.resolve(given, value))) return given;
+  if (!value.startsWith('helpers/')) return given;
+  for (const start of [path.dirname(path.resolve(file)), ...(given ? [given] : [])]) {
+    let dir = start;
+    for (let depth = 0; depth < 12; depth++) {
+      if (existsSync(path.join(dir, 'helpers'))) return dir;
+      const parent = path.dirname(dir);
+      if (parent === dir) break;
+      dir = parent;
+    }
+  }
+  return given;
+}
+
 function loadPayloads(
   field: string,
   payloads: Record<string, string[] | string> | undefined,
+  file: string,
   options: CompileOptions,
 ): Record<string, string[]> {
   const out: Record<string, string[]> = {};
@@ -139,20 +220,24 @@ function loadPayloads(
       out[name] = value.split('\n').filter((l) => l !== '');
       continue;
     }
-    if (!options.templatesDir)
+    const rootDir = payloadRoot(value, file, options.templatesDir);
+    if (!rootDir)
       throw new TemplateCompileError(`${field}.payloads.${name}`, 'payload file needs a templates directory');
-    const root = path.resolve(options.templatesDir);
-    const file = path.resolve(root, value);
-    if (!file.startsWith(root + path.sep))
+    const root = path.resolve(rootDir);
+    const target = path.resolve(root, value);
+    if (!target.startsWith(root + path.sep))
       throw new TemplateCompileError(
         `${field}.payloads.${name}`,
         `payload file '${value}' is outside the templates directory`,
       );
     let text: string;
     try {
-      text = readFileSync(file, 'utf8');
+      text = readFileSync(target, 'utf8');
     } catch {
-      throw new TemplateCompileError(`${field}.payloads.${name}`, `payload file '${value}' not found`);
+      throw new TemplateCompileError(
+        `${field}.payloads.${name}`,
+        `payload file '${value}' not found under ${root}`,
+      );
     }
     out[name] = text
       .split(/\r?\n/)
@@ -316,11 +401,12 @@ export function compileTemplateSource(
   try {
     raw = parseYamlKeepingDigits(stripDigest(source));
   } catch (err) {
+    // The YAML parser's message names the line and column and quotes the lines around it.
     return {
       status: 'invalid',
       file,
       field: '(yaml)',
-      reason: (err as Error).message.split('\n')[0] ?? 'invalid YAML',
+      reason: (err as Error).message.trimEnd() || 'invalid YAML',
     };
   }
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
@@ -330,7 +416,8 @@ export function compileTemplateSource(
   const skip = findUnsupported(rec, source);
   if (skip) return { status: 'skipped', file, ...(id ? { id } : {}), reason: skip };
   const parsed = ZTemplate.safeParse(raw);
-  if (!parsed.success) return { status: 'invalid', file, ...(id ? { id } : {}), ...zodField(parsed.error) };
+  if (!parsed.success)
+    return { status: 'invalid', file, ...(id ? { id } : {}), ...describeZodError(parsed.error, raw) };
   try {
     return { status: 'ok', template: compileTemplateDoc(parsed.data, file, options) };
   } catch (err) {
@@ -362,7 +449,7 @@ export function compileTemplateDoc(
   const http = [...(doc.http ?? []), ...(doc.requests ?? [])];
   http.forEach((r, i) => {
     const field = `http[${i}]`;
-    const payloads = loadPayloads(field, r.payloads, options);
+    const payloads = loadPayloads(field, r.payloads, file, options);
     const specs: CompiledHttpRequest['specs'] = [];
     for (const [j, written] of (r.path ?? []).entries()) {
       const { text: p, waitMs } = liftWaits(written);
@@ -411,7 +498,7 @@ export function compileTemplateDoc(
   (doc.dns ?? []).forEach((r, i) => {
     const field = `dns[${i}]`;
     checkPlaceholders(`${field}.name`, [r.name]);
-    const payloads = loadPayloads(field, r.payloads, options);
+    const payloads = loadPayloads(field, r.payloads, file, options);
     index += 1;
     requests.push({
       protocol: 'dns',
@@ -440,7 +527,7 @@ export function compileTemplateDoc(
         ...(inp.name !== undefined ? { name: inp.name } : {}),
       };
     });
-    const payloads = loadPayloads(field, r.payloads, options);
+    const payloads = loadPayloads(field, r.payloads, file, options);
     index += 1;
     requests.push({
       protocol: 'network',
@@ -449,6 +536,7 @@ export function compileTemplateDoc(
       ports: parsePorts(`${field}.port`, r.port),
       inputs,
       readSize: r['read-size'] ?? 1024,
+      ...(/\bjarm\s*\(/i.test(JSON.stringify([r.matchers ?? [], r.extractors ?? []])) ? { jarm: true } : {}),
       payloads,
       attack: attackOf(undefined, payloads),
       operators: compileOperators(field, r.matchers, r['matchers-condition'], r.extractors),

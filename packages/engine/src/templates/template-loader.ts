@@ -71,33 +71,70 @@ export async function loadTemplates(dir: string, options: CompileOptions = {}): 
   return result;
 }
 
+/** Skipped templates counted by reason, most frequent first. */
+export function countSkipReasons(skipped: { reason: string }[]): { reason: string; count: number }[] {
+  const counts = new Map<string, number>();
+  for (const s of skipped) counts.set(s.reason, (counts.get(s.reason) ?? 0) + 1);
+  return [...counts]
+    .map(([reason, count]) => ({ reason, count }))
+    .sort((a, b) => b.count - a.count || a.reason.localeCompare(b.reason));
+}
+
+export class TemplatePathError extends Error {}
+
 export interface ValidationReport {
   valid: number;
   total: number;
   skipped: { file: string; reason: string }[];
+  /** Skipped templates by reason (most frequent first). */
+  skippedByReason: { reason: string; count: number }[];
   invalid: { file: string; field: string; reason: string }[];
   /** Human-readable lines; the last one is `valid N of M`. */
   lines: string[];
 }
 
 /**
- * `perimeter-scan templates validate <dir>`: how many templates parse and compile, the
- * reason for each one that does not (skipped templates are recognised but not run).
+ * `perimeter-scan templates validate <dir|file>`: how many templates parse and compile, the
+ * reason for each one that does not (skipped templates are recognised but not run). A path
+ * that does not exist throws TemplatePathError with a plain message.
  */
 export async function validateTemplates(
-  dir: string,
+  target: string,
   options: CompileOptions = {},
 ): Promise<ValidationReport> {
-  const loaded = await loadTemplates(dir, options);
-  const rel = (f: string) => path.relative(dir, f) || f;
+  let info: Awaited<ReturnType<typeof stat>>;
+  try {
+    info = await stat(target);
+  } catch {
+    throw new TemplatePathError(`no such file or folder: ${target}`);
+  }
+  let loaded: LoadedTemplates;
+  let base: string;
+  if (info.isDirectory()) {
+    loaded = await loadTemplates(target, options);
+    base = target;
+  } else {
+    const outcome = await loadTemplateFile(target, options);
+    loaded = { templates: [], invalid: [], skipped: [], total: 1 };
+    if (outcome.status === 'ok') loaded.templates.push(outcome.template);
+    else if (outcome.status === 'invalid') loaded.invalid.push(outcome);
+    else loaded.skipped.push(outcome);
+    base = path.dirname(target);
+  }
+  const rel = (f: string) => path.relative(base, f) || f;
+  // Multi-line reasons (a YAML error quotes the lines around it) stay readable, indented.
+  const indent = (s: string) => s.replace(/\n/g, '\n    ');
   const lines: string[] = [];
   for (const s of loaded.skipped) lines.push(`skipped ${rel(s.file)}: ${s.reason}`);
-  for (const i of loaded.invalid) lines.push(`invalid ${rel(i.file)}: ${i.field}: ${i.reason}`);
+  for (const i of loaded.invalid) lines.push(`invalid ${rel(i.file)}: ${i.field}: ${indent(i.reason)}`);
+  const skippedByReason = countSkipReasons(loaded.skipped);
+  for (const r of skippedByReason) lines.push(`skipped ${r.count}: ${r.reason}`);
   lines.push(`valid ${loaded.templates.length} of ${loaded.total}`);
   return {
     valid: loaded.templates.length,
     total: loaded.total,
     skipped: loaded.skipped.map((s) => ({ file: rel(s.file), reason: s.reason })),
+    skippedByReason,
     invalid: loaded.invalid.map((i) => ({ file: rel(i.file), field: i.field, reason: i.reason })),
     lines,
   };

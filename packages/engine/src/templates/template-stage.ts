@@ -6,7 +6,7 @@ import type { ScanEvent } from '../pipeline/events.js';
 import type { Stage, StageContext } from '../pipeline/stage.js';
 import { defaultExecutors } from '../protocols/index.js';
 import type { DnsServer } from './run-types.js';
-import { type LoadedTemplates, loadTemplates } from './template-loader.js';
+import { countSkipReasons, type LoadedTemplates, loadTemplates } from './template-loader.js';
 import {
   emptyScanSummary,
   type TemplateJob,
@@ -179,21 +179,51 @@ export interface TemplateStageConfig
   noBuiltin?: boolean;
 }
 
-/** Loads the built-in pack and extra directories, keeping the first template of each id. */
-export async function loadTemplateSets(dirs: string[]): Promise<LoadedTemplates> {
-  const all: LoadedTemplates = { templates: [], invalid: [], skipped: [], total: 0 };
-  const ids = new Set<string>();
+/** A template that replaced another of the same id (the operator's copy wins). */
+export interface TemplateOverride {
+  id: string;
+  /** The file that runs. */
+  kept: string;
+  /** The file left out. */
+  replaced: string;
+}
+
+export interface LoadedTemplateSets extends LoadedTemplates {
+  overrides: TemplateOverride[];
+}
+
+/**
+ * Loads template directories. When two templates share an id, the operator's copy (from a
+ * directory not in `builtinDirs`, such as `--templates`) wins over the built-in pack; between
+ * two of the same kind the first directory wins. Each such choice is listed in `overrides`.
+ */
+export async function loadTemplateSets(
+  dirs: string[],
+  options: { builtinDirs?: string[] } = {},
+): Promise<LoadedTemplateSets> {
+  const all: LoadedTemplateSets = { templates: [], invalid: [], skipped: [], total: 0, overrides: [] };
+  const builtin = new Set((options.builtinDirs ?? []).map((d) => path.resolve(d)));
+  const byId = new Map<string, { template: CompiledTemplate; isBuiltin: boolean }>();
   for (const dir of dirs) {
+    const isBuiltin = builtin.has(path.resolve(dir));
     const l = await loadTemplates(dir);
     all.total += l.total;
     all.invalid.push(...l.invalid);
     all.skipped.push(...l.skipped);
     for (const t of l.templates) {
-      if (ids.has(t.id)) continue;
-      ids.add(t.id);
-      all.templates.push(t);
+      const seen = byId.get(t.id);
+      if (!seen) {
+        byId.set(t.id, { template: t, isBuiltin });
+        continue;
+      }
+      const replace = seen.isBuiltin && !isBuiltin;
+      const kept = replace ? t : seen.template;
+      const dropped = replace ? seen.template : t;
+      if (replace) byId.set(t.id, { template: t, isBuiltin });
+      all.overrides.push({ id: t.id, kept: kept.file, replaced: dropped.file });
     }
   }
+  all.templates = [...byId.values()].map((x) => x.template);
   return all;
 }
 
@@ -205,7 +235,18 @@ export function createTemplateStage(config: TemplateStageConfig = {}): Stage {
     subclass: 'exploit_scanner',
     async *run(ctx: StageContext): AsyncIterable<ScanEvent> {
       const { dirs = [], noBuiltin, ...options } = config;
-      const loaded = await loadTemplateSets([...(noBuiltin ? [] : [BUILTIN_TEMPLATES_DIR]), ...dirs]);
+      const loaded = await loadTemplateSets([...(noBuiltin ? [] : [BUILTIN_TEMPLATES_DIR]), ...dirs], {
+        builtinDirs: [BUILTIN_TEMPLATES_DIR],
+      });
+      for (const o of loaded.overrides)
+        yield {
+          type: 'log',
+          level: 'info',
+          stage: 'templates',
+          code: 'template_override',
+          message: `template ${o.id}: using ${o.kept} instead of ${o.replaced}`,
+          data: { id: o.id, kept: o.kept, replaced: o.replaced },
+        };
       for (const i of loaded.invalid)
         yield {
           type: 'log',
@@ -214,9 +255,8 @@ export function createTemplateStage(config: TemplateStageConfig = {}): Stage {
           code: 'template_invalid',
           message: `${i.file}: ${i.field}: ${i.reason}`,
         };
-      const skippedByReason = new Map<string, number>();
-      for (const s of loaded.skipped) skippedByReason.set(s.reason, (skippedByReason.get(s.reason) ?? 0) + 1);
-      for (const [reason, count] of skippedByReason)
+      const skippedByReason = countSkipReasons(loaded.skipped);
+      for (const { reason, count } of skippedByReason)
         yield {
           type: 'log',
           level: 'info',
@@ -307,6 +347,7 @@ export function createTemplateStage(config: TemplateStageConfig = {}): Stage {
         data: {
           templates: summary.templates,
           skipped: loaded.skipped.length,
+          skippedReasons: skippedByReason.map((r) => `${r.reason}: ${r.count}`).join('; '),
           invalid: loaded.invalid.length,
           planned: total,
           completed: summary.tasks,

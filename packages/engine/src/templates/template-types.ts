@@ -92,6 +92,8 @@ export interface CompiledNetworkRequest extends RequestCommon {
   /** `hex` marks text that is hex once its placeholders are filled in. */
   inputs: { data: Buffer | string; hex?: true; read?: number; name?: string }[];
   readSize: number;
+  /** A matcher or extractor calls `jarm()`: take the service's TLS fingerprint. */
+  jarm?: boolean;
 }
 
 export interface CompiledSslRequest extends RequestCommon {

@@ -7,7 +7,7 @@ export type DslContext = ReadonlyMap<string, DslValue> | Record<string, DslValue
 
 // Response fields that nuclei exposes as variables; we also accept them called as functions
 // (`status_code()`, `status_code(2)` for the second request).
-const VARIABLE_FUNCTIONS = new Set(['status_code', 'content_length', 'content_type', 'duration']);
+const VARIABLE_FUNCTIONS = new Set(['status_code', 'content_length', 'content_type', 'duration', 'jarm']);
 
 /** Own or inherited (layered contexts use prototype chains); never Object.prototype members. */
 export function lookupVariable(ctx: DslContext, name: string): DslValue | undefined {
@@ -77,8 +77,28 @@ export function evaluateNode(node: DslNode, ctx: DslContext): DslValue {
   }
 }
 
+/** Where a protocol leaves the JARM fingerprint of the service it talked to, and its host. */
+export const JARM_VALUE = '__jarm';
+export const JARM_HOST = '__jarm_host';
+
+/** `jarm("host:port")`: the fingerprint the network executor took of that service. */
+function jarmOf(target: DslValue, ctx: DslContext): DslValue {
+  const value = lookup(ctx, JARM_VALUE);
+  const host = lookup(ctx, JARM_HOST);
+  if (value === undefined || host === undefined)
+    throw new DslRuntimeError('jarm() is only known after a network request to the service');
+  const asked = toDslString(target)
+    .replace(/^\[|\](:\d+)?$|:\d+$/g, '')
+    .toLowerCase();
+  if (asked !== '' && asked !== toDslString(host).toLowerCase())
+    throw new DslRuntimeError(`jarm(): no fingerprint of '${toDslString(target)}'`);
+  return value;
+}
+
 function callFunction(node: Extract<DslNode, { type: 'call' }>, ctx: DslContext): DslValue {
   const name = node.name.toLowerCase();
+  if (name === 'jarm' && node.args.length === 1)
+    return jarmOf(evaluateNode(node.args[0] as DslNode, ctx), ctx);
   if (VARIABLE_FUNCTIONS.has(name)) {
     if (node.args.length === 0) return evaluateNode({ type: 'var', name }, ctx);
     const idx = toDslNumber(evaluateNode(node.args[0] as DslNode, ctx));

@@ -99,7 +99,9 @@ describe('nuclei helper functions (projectdiscovery/dsl semantics)', () => {
   });
 
   it('reports a nuclei helper we lack by name', () => {
-    expect(() => compileDsl('jarm(Host) == "x"')).toThrow(/nuclei helper 'jarm' is not supported/);
+    expect(() => compileDsl('len(cookie_unsign(x)) > 0')).toThrow(
+      /nuclei helper 'cookie_unsign' is not supported/,
+    );
   });
 });
 

@@ -48,6 +48,8 @@ describe('jq as the corpus writes it', () => {
     ['.version | split(".") | .[0]', ['1']],
     ['.nothing.deeper', [null]],
     ['.version[1:3]', ['.2']],
+    ['[..|objects|.token//empty]', [['t1', 't2']]],
+    ['.beans | .[] | numbers', [1, 2]],
   ] as [string, unknown[]][])('%s', (query, expected) => {
     expect(compileJsonQuery(query).run(doc)).toEqual(expected);
   });

@@ -515,12 +515,34 @@ const ARITY: Record<string, number[]> = {
   with_entries: [1],
   recurse: [0],
   splits: [1, 2],
+  objects: [0],
+  arrays: [0],
+  strings: [0],
+  numbers: [0],
+  booleans: [0],
+  nulls: [0],
+  iterables: [0],
+  scalars: [0],
+};
+
+/** `objects`, `strings`, … : the input when it has that type, else nothing. */
+const TYPE_FILTERS: Record<string, (v: Json) => boolean> = {
+  objects: (v) => isObject(v),
+  arrays: (v) => Array.isArray(v),
+  strings: (v) => typeof v === 'string',
+  numbers: (v) => typeof v === 'number',
+  booleans: (v) => typeof v === 'boolean',
+  nulls: (v) => v === null,
+  iterables: (v) => Array.isArray(v) || isObject(v),
+  scalars: (v) => !Array.isArray(v) && !isObject(v),
 };
 
 function callBuiltin(name: string, args: Node[], input: Json): Json[] {
   const arg = (i: number): Json[] => evaluate(args[i] as Node, input);
   const one = (i: number): Json => arg(i)[0] ?? null;
   const str = (v: Json): string => (typeof v === 'string' ? v : JSON.stringify(v));
+  const typeFilter = TYPE_FILTERS[name];
+  if (typeFilter) return typeFilter(input) ? [input] : [];
   switch (name) {
     case 'empty':
       return [];

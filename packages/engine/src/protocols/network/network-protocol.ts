@@ -2,10 +2,12 @@ import net from 'node:net';
 import tls from 'node:tls';
 import type { DslValue } from '../../operators/dsl/dsl-functions.js';
 import { interpolate } from '../../operators/dsl/dsl-interpolate.js';
+import { JARM_HOST, JARM_VALUE } from '../../operators/dsl/dsl-interpreter.js';
 import { HostSkippedError } from '../../templates/politeness.js';
 import type { RunContext } from '../../templates/run-types.js';
 import type { ProtocolExecutor } from '../../templates/template-runner.js';
 import type { CompiledNetworkRequest } from '../../templates/template-types.js';
+import { jarmFingerprint } from '../ssl/jarm.js';
 
 // Wait this long for a first byte after sending, then this long for more once data flows.
 const FIRST_BYTE_MS = 3000;
@@ -188,6 +190,19 @@ export const networkExecutor: ProtocolExecutor = async function* (req, vars, ctx
     req.inputs.forEach((inp, i) => {
       if (inp.name) values[inp.name] = (ex.perInput[i] ?? Buffer.alloc(0)).toString('latin1');
     });
+    // `jarm(Hostname)` in a matcher: the TLS fingerprint of this service, taken once here.
+    if (req.jarm) {
+      const release2 = await ctx.hosts.acquire(endpoint);
+      try {
+        values[JARM_VALUE] = await jarmFingerprint(connectHost(addr.host, ctx), addr.port, addr.host, {
+          timeoutMs: ctx.timeoutMs,
+          signal: ctx.signal,
+        });
+        values[JARM_HOST] = addr.host;
+      } finally {
+        release2();
+      }
+    }
     const printable = printableText(data);
     yield {
       event: { values, bytes: { data: ex.data, raw: ex.data, body: ex.data }, defaultPart: 'data' },

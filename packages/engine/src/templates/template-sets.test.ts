@@ -1,0 +1,66 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { ScanEvent } from '../pipeline/events.js';
+import { Inventory } from '../pipeline/inventory.js';
+import type { StageContext } from '../pipeline/stage.js';
+import { BUILTIN_TEMPLATES_DIR, createTemplateStage, loadTemplateSets } from './template-stage.js';
+
+const template = (id: string, word: string) =>
+  `id: ${id}\ninfo:\n  name: ${id}\n  severity: info\nhttp:\n  - path: ["{{BaseURL}}"]\n    matchers:\n      - type: word\n        words: ["${word}"]\n`;
+
+function folder(name: string, files: Record<string, string>): string {
+  const dir = path.join(mkdtempSync(path.join(tmpdir(), 'tplsets-')), name);
+  mkdirSync(dir, { recursive: true });
+  for (const [file, text] of Object.entries(files)) writeFileSync(path.join(dir, file), text);
+  return dir;
+}
+
+describe('same id in the built-in pack and an operator folder', () => {
+  it("runs the operator's copy and names the id and both files", async () => {
+    const builtin = folder('builtin', {
+      'a.yaml': template('shared-id', 'builtin'),
+      'b.yaml': template('only-builtin', 'b'),
+    });
+    const operator = folder('operator', { 'a.yaml': template('shared-id', 'operator') });
+    const loaded = await loadTemplateSets([builtin, operator], { builtinDirs: [builtin] });
+    const shared = loaded.templates.filter((t) => t.id === 'shared-id');
+    expect(shared.map((t) => t.file)).toEqual([path.join(operator, 'a.yaml')]);
+    expect(loaded.templates.map((t) => t.id).sort()).toEqual(['only-builtin', 'shared-id']);
+    expect(loaded.overrides).toEqual([
+      { id: 'shared-id', kept: path.join(operator, 'a.yaml'), replaced: path.join(builtin, 'a.yaml') },
+    ]);
+  });
+
+  it('between two operator folders the first one given wins, and that is listed too', async () => {
+    const first = folder('first', { 'x.yaml': template('dup', 'one') });
+    const second = folder('second', { 'x.yaml': template('dup', 'two') });
+    const loaded = await loadTemplateSets([first, second]);
+    expect(loaded.templates.map((t) => t.file)).toEqual([path.join(first, 'x.yaml')]);
+    expect(loaded.overrides).toEqual([
+      { id: 'dup', kept: path.join(first, 'x.yaml'), replaced: path.join(second, 'x.yaml') },
+    ]);
+  });
+});
+
+describe('the template stage', () => {
+  it('logs one line naming the id and both files when --templates overrides a built-in', async () => {
+    const builtinId = 'aws-dangling-cname'; // packages/engine/templates/dns/aws-dangling-cname.yaml
+    const operator = folder('operator', { 'mine.yaml': template(builtinId, 'mine') });
+    const ctx = {
+      targets: [],
+      inventory: new Inventory(),
+      resolver: { servers: [] },
+      signal: new AbortController().signal,
+      isInTarget: () => false,
+    } as unknown as StageContext;
+    const events: ScanEvent[] = [];
+    for await (const e of createTemplateStage({ dirs: [operator], rateLimit: 0 }).run(ctx)) events.push(e);
+    const overrides = events.filter((e) => e.type === 'log' && e.code === 'template_override');
+    expect(overrides).toHaveLength(1);
+    expect(overrides[0]).toMatchObject({
+      message: `template ${builtinId}: using ${path.join(operator, 'mine.yaml')} instead of ${path.join(BUILTIN_TEMPLATES_DIR, 'dns', `${builtinId}.yaml`)}`,
+    });
+  });
+});
