@@ -90,9 +90,10 @@ export interface HttpResponseData {
   status: number;
   statusText: string;
   /**
-   * Header pairs in arrival order, names as nuclei's Go client reads them: the server's
-   * spelling in canonical MIME form (`content-type` → `Content-Type`), so case-sensitive
-   * matchers on `header`/`raw` (`Server: EC2ws`) see what they see under nuclei.
+   * Header pairs in arrival order (a repeated header's values together, where it first came),
+   * names as nuclei's Go client reads them: canonical MIME form (`content-type` →
+   * `Content-Type`), the server's own spelling for the canonical names nearly every server
+   * sends, so case-sensitive matchers on `header`/`raw` (`Server: EC2ws`) fire as under nuclei.
    */
   headers: [string, string][];
   body: Buffer;
@@ -459,8 +460,6 @@ export class HttpClient {
       path: prepared.path,
       method: init.method as Dispatcher.HttpMethod,
       headers: prepared.headers,
-      // Names as the server spelled them (undici's object form lowercases them).
-      responseHeaders: 'raw',
       signal: guard as unknown as AbortSignal,
     };
     if (init.body !== undefined && init.body !== '') options.body = init.body;
@@ -471,15 +470,18 @@ export class HttpClient {
     // undici takes a per-request server name (it reconnects when it changes); not in its types.
     if (init.servername) (options as { servername?: string }).servername = init.servername;
     const res = await this.dispatcher.request(options);
-    // With responseHeaders 'raw': name, value, name, value…
-    const raw = res.headers as unknown as string[];
+    // undici lowercases the names; nuclei's Go client shows them in canonical MIME form,
+    // which is the same whatever case the server used (repeated headers stay in order).
+    const h = res.headers;
     const pairs: [string, string][] = [];
     let declared = Number.NaN;
-    for (let i = 0; i + 1 < raw.length; i += 2) {
-      const name = canonicalHeaderName(raw[i] as string);
-      const value = raw[i + 1] as string;
-      if (name === 'Content-Length') declared = Number(value);
-      pairs.push([name, value]);
+    for (const k in h) {
+      const v = h[k];
+      if (v === undefined) continue;
+      const name = canonicalHeaderName(k);
+      if (typeof v === 'string') pairs.push([name, v]);
+      else for (const one of v) pairs.push([name, one]);
+      if (name === 'Content-Length') declared = Number(typeof v === 'string' ? v : v[0]);
     }
     let body: Buffer;
     let truncated = false;
