@@ -90,9 +90,10 @@ export interface HttpResponseData {
   status: number;
   statusText: string;
   /**
-   * Header pairs in arrival order, names as nuclei's Go client reads them: the server's
-   * spelling in canonical MIME form (`content-type` → `Content-Type`), so case-sensitive
-   * matchers on `header`/`raw` (`Server: EC2ws`) see what they see under nuclei.
+   * Header pairs in arrival order (a repeated header's values together, where it first came),
+   * names as nuclei's Go client reads them: canonical MIME form (`content-type` →
+   * `Content-Type`), the server's own spelling for the canonical names nearly every server
+   * sends, so case-sensitive matchers on `header`/`raw` (`Server: EC2ws`) fire as under nuclei.
    */
   headers: [string, string][];
   body: Buffer;
@@ -135,20 +136,28 @@ export class RequestTimeoutError extends Error {
 }
 
 /**
- * One request's abort: the scan's signal, the exchange's deadline, or nothing. undici takes
- * any object with addEventListener, `aborted` and `reason`, and adds one listener per request.
- * It also settles `send()` itself: undici cannot abort a request still queued in a pool (it
- * only aborts once a connection took it), so the deadline must not depend on undici.
+ * One request in flight: its deadline, the scan's signal, and how it settles. undici takes
+ * it as the request's signal (any object with addEventListener, `aborted` and `reason`; one
+ * listener per request). It settles `send()` itself: undici cannot abort a request still
+ * queued in a pool (only once a connection took it), so neither the deadline nor the scan's
+ * abort may depend on undici. Guards are linked in a list (no Set hashing per request) that
+ * the client's one sweep timer walks.
  */
 class RequestGuard {
   aborted = false;
-  reason: unknown;
-  private listener: (() => void) | undefined;
-  fail: ((reason: unknown) => void) | undefined;
+  reason: unknown = undefined;
+  private listener: (() => void) | undefined = undefined;
+  private settled = false;
+  prev: RequestGuard | undefined = undefined;
+  next: RequestGuard | undefined = undefined;
+  resolve: (res: HttpResponseData) => void = noop;
+  reject: (reason: unknown) => void = noop;
 
   constructor(
+    private readonly list: GuardList,
     readonly deadline: number,
     readonly timeoutMs: number,
+    readonly signal: AbortSignal | undefined,
   ) {}
 
   addEventListener(_type: 'abort', listener: () => void): void {
@@ -161,63 +170,74 @@ class RequestGuard {
   }
 
   abort(reason: unknown): void {
-    if (this.aborted) return;
+    if (this.aborted || this.settled) return;
     this.aborted = true;
     this.reason = reason;
     const listener = this.listener;
     this.listener = undefined;
     // undici destroys the socket or the body stream: the connection goes back to the pool.
     listener?.();
-    this.fail?.(reason);
+    this.settle(undefined, reason);
+  }
+
+  settle(res: HttpResponseData | undefined, err: unknown): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.list.remove(this);
+    if (res) this.resolve(res);
+    else this.reject(this.aborted ? this.reason : err);
   }
 }
 
-/**
- * One listener on the scan's signal that fans out to the requests in flight. An AbortSignal
- * (an EventTarget) adding and removing a listener per request with dozens in flight costs as
- * much as the rest of the client's work; a Set does it in O(1).
- */
-class AbortFanout {
-  aborted = false;
-  reason: unknown;
-  private readonly guards = new Set<RequestGuard>();
+function noop(): void {}
 
-  constructor(signal: AbortSignal) {
-    if (signal.aborted) {
-      this.aborted = true;
-      this.reason = signal.reason;
-      return;
-    }
-    signal.addEventListener(
-      'abort',
-      () => {
-        this.aborted = true;
-        this.reason = signal.reason;
-        for (const guard of [...this.guards]) guard.abort(signal.reason);
-        this.guards.clear();
-      },
-      { once: true },
-    );
-  }
+/** The requests in flight of one client, and the timer that ends them (deadline, scan abort). */
+class GuardList {
+  private head: RequestGuard | undefined = undefined;
+  private timer: NodeJS.Timeout | undefined = undefined;
+
+  constructor(private readonly sweepMs: number) {}
 
   add(guard: RequestGuard): void {
-    this.guards.add(guard);
+    guard.next = this.head;
+    if (this.head) this.head.prev = guard;
+    this.head = guard;
+    if (this.timer) return;
+    this.timer = setInterval(() => this.sweep(), this.sweepMs);
+    this.timer.unref();
   }
 
-  delete(guard: RequestGuard): void {
-    this.guards.delete(guard);
+  remove(guard: RequestGuard): void {
+    if (guard.prev) guard.prev.next = guard.next;
+    else if (this.head === guard) this.head = guard.next;
+    if (guard.next) guard.next.prev = guard.prev;
+    guard.prev = undefined;
+    guard.next = undefined;
+  }
+
+  private sweep(): void {
+    const now = performance.now();
+    for (let g = this.head; g; ) {
+      const next = g.next;
+      if (g.signal?.aborted) g.abort(g.signal.reason);
+      else if (now >= g.deadline) g.abort(new RequestTimeoutError(g.timeoutMs));
+      g = next;
+    }
+    if (!this.head) this.stop();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
   }
 }
 
-const fanouts = new WeakMap<AbortSignal, AbortFanout>();
-
-function fanoutOf(signal: AbortSignal): AbortFanout {
-  let f = fanouts.get(signal);
-  if (!f) {
-    f = new AbortFanout(signal);
-    fanouts.set(signal, f);
-  }
-  return f;
+// The promise executor is shared (no closure per request): it hands its functions over here.
+let capturedResolve: (res: HttpResponseData) => void = noop;
+let capturedReject: (reason: unknown) => void = noop;
+function capture(resolve: (res: HttpResponseData) => void, reject: (reason: unknown) => void): void {
+  capturedResolve = resolve;
+  capturedReject = reject;
 }
 
 // Headers undici manages itself or refuses.
@@ -344,13 +364,14 @@ export class HttpClient {
   private readonly owned: boolean;
   readonly timeoutMs: number;
   readonly maxResponseBytes: number;
-  /** Requests in flight, for the deadline sweep (one timer per client, not one per request). */
-  private readonly inflight = new Set<RequestGuard>();
-  private sweeper: NodeJS.Timeout | undefined;
+  /** Requests in flight, for the deadline and abort sweep (one timer per client). */
+  private readonly inflight: GuardList;
 
   constructor(options: HttpClientOptions = {}) {
     this.timeoutMs = options.timeoutMs ?? 10000;
     this.maxResponseBytes = options.maxResponseBytes ?? 1024 * 1024;
+    // A scan's abort is seen within a sweep (≤ 250 ms); deadlines within a quarter of the limit.
+    this.inflight = new GuardList(Math.max(10, Math.min(250, Math.floor(this.timeoutMs / 4))));
     if (options.dispatcher) {
       this.dispatcher = options.dispatcher;
       this.owned = false;
@@ -398,56 +419,40 @@ export class HttpClient {
     } catch (err) {
       return Promise.reject(err);
     }
-    const fanout = signal ? fanoutOf(signal) : undefined;
-    if (fanout?.aborted) return Promise.reject(fanout.reason);
+    if (signal?.aborted) return Promise.reject(signal.reason);
     const timeoutMs = init.timeoutMs ?? this.timeoutMs;
-    const guard = new RequestGuard(performance.now() + timeoutMs, timeoutMs);
-    return new Promise<HttpResponseData>((resolve, reject) => {
-      const settle = () => {
-        fanout?.delete(guard);
-        this.inflight.delete(guard);
-      };
-      guard.fail = (reason) => {
-        settle();
-        reject(reason);
-      };
-      fanout?.add(guard);
-      this.track(guard);
-      this.exchange(init, prepared, guard, maxBytes).then(
-        (res) => {
-          settle();
-          resolve(res);
-        },
-        (err) => {
-          settle();
-          reject(guard.aborted ? guard.reason : err);
-        },
-      );
-    });
-  }
-
-  private track(guard: RequestGuard): void {
+    const started = performance.now();
+    const guard = new RequestGuard(this.inflight, started + timeoutMs, timeoutMs, signal);
+    const promise = new Promise<HttpResponseData>(capture);
+    guard.resolve = capturedResolve;
+    guard.reject = capturedReject;
     this.inflight.add(guard);
-    if (this.sweeper) return;
-    const every = Math.max(10, Math.min(250, Math.floor(this.timeoutMs / 4)));
-    this.sweeper = setInterval(() => {
-      const now = performance.now();
-      for (const g of this.inflight) if (now >= g.deadline) g.abort(new RequestTimeoutError(g.timeoutMs));
-      if (this.inflight.size === 0) {
-        clearInterval(this.sweeper);
-        this.sweeper = undefined;
-      }
-    }, every);
-    this.sweeper.unref();
+    void this.exchange(init, prepared, guard, maxBytes, started);
+    return promise;
   }
 
+  /** The exchange itself; it never throws: it settles the guard. */
   private async exchange(
     init: HttpRequestInit,
     prepared: { path: string; headers: Record<string, string> },
     guard: RequestGuard,
     maxBytes: number,
+    started: number,
+  ): Promise<void> {
+    try {
+      guard.settle(await this.read(init, prepared, guard, maxBytes, started), undefined);
+    } catch (err) {
+      guard.settle(undefined, err);
+    }
+  }
+
+  private async read(
+    init: HttpRequestInit,
+    prepared: { path: string; headers: Record<string, string> },
+    guard: RequestGuard,
+    maxBytes: number,
+    started: number,
   ): Promise<HttpResponseData> {
-    const started = performance.now();
     // dispatcher.request sends the path as given: path-traversal checks need `/.%2e/` and
     // `/../` to reach the server unnormalised.
     const options: Dispatcher.RequestOptions = {
@@ -455,8 +460,6 @@ export class HttpClient {
       path: prepared.path,
       method: init.method as Dispatcher.HttpMethod,
       headers: prepared.headers,
-      // Names as the server spelled them (undici's object form lowercases them).
-      responseHeaders: 'raw',
       signal: guard as unknown as AbortSignal,
     };
     if (init.body !== undefined && init.body !== '') options.body = init.body;
@@ -467,15 +470,18 @@ export class HttpClient {
     // undici takes a per-request server name (it reconnects when it changes); not in its types.
     if (init.servername) (options as { servername?: string }).servername = init.servername;
     const res = await this.dispatcher.request(options);
-    // With responseHeaders 'raw': name, value, name, value…
-    const raw = res.headers as unknown as string[];
+    // undici lowercases the names; nuclei's Go client shows them in canonical MIME form,
+    // which is the same whatever case the server used (repeated headers stay in order).
+    const h = res.headers;
     const pairs: [string, string][] = [];
     let declared = Number.NaN;
-    for (let i = 0; i + 1 < raw.length; i += 2) {
-      const name = canonicalHeaderName(raw[i] as string);
-      const value = raw[i + 1] as string;
-      if (name === 'Content-Length') declared = Number(value);
-      pairs.push([name, value]);
+    for (const k in h) {
+      const v = h[k];
+      if (v === undefined) continue;
+      const name = canonicalHeaderName(k);
+      if (typeof v === 'string') pairs.push([name, v]);
+      else for (const one of v) pairs.push([name, one]);
+      if (name === 'Content-Length') declared = Number(typeof v === 'string' ? v : v[0]);
     }
     let body: Buffer;
     let truncated = false;
@@ -514,8 +520,7 @@ export class HttpClient {
   }
 
   async close(): Promise<void> {
-    if (this.sweeper) clearInterval(this.sweeper);
-    this.sweeper = undefined;
+    this.inflight.stop();
     if (this.owned) await this.dispatcher.close();
   }
 }

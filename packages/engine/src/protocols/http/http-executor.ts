@@ -268,6 +268,11 @@ export async function executeHttpRequest(
     // Fast paths without an await when no rate is set and the host has a free slot.
     if (ctx.rate.isLimited) await ctx.rate.acquire(ctx.signal);
     const release = ctx.hosts.tryAcquire(endpoint) ?? (await ctx.hosts.acquire(endpoint));
+    // The host may have run out of its error budget while this request waited for a slot.
+    if (ctx.hosts.isBlocked(endpoint)) {
+      release();
+      throw new HostSkippedError(endpoint);
+    }
     try {
       const maxSize =
         req.maxSize !== undefined ? Math.min(req.maxSize, ctx.maxResponseBytes) : ctx.maxResponseBytes;

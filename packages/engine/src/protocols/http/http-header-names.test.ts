@@ -46,7 +46,7 @@ describe('response header names', () => {
     expect(canonicalHeaderName('bad name')).toBe('bad name');
   });
 
-  it('keep the server spelling of canonical names and every repeated header, in order', async () => {
+  it('keep the server spelling of canonical names and every value of a repeated header', async () => {
     const client = new HttpClient({ timeoutMs: 3000 });
     try {
       const res = await client.send({ method: 'GET', url: `${base}/`, headers: {} });
