@@ -192,12 +192,66 @@ describe('file reports', () => {
       expect(text, expected).toContain(expected);
     }
     expect(text).not.toContain('Part of this report is hidden');
+    expect(text).toContain('Complete: every planned stage and check ran');
+    expect(text).not.toContain('Partial scan');
     // A look at the pages (kept for a human: PNGs under the temp folder printed below).
     execFileSync('pdftoppm', ['-png', '-r', '60', path.join(outDir, 'full.pdf'), path.join(outDir, 'full')]);
     expect(
       readdirSync(outDir).filter((f) => f.startsWith('full-') && f.endsWith('.png')).length,
     ).toBeGreaterThan(3);
     console.log(`report pages rendered under ${outDir}`);
+  });
+
+  it('a partial scan: the PDF and the JSON say what was skipped and why, and which template sets ran', async () => {
+    const { token, userId } = await signUp();
+    const { second } = await seedTwoScans(userId);
+    const partial = {
+      stages: [
+        {
+          stage: 'templates',
+          status: 'stalled',
+          reason: 'no progress for 120000 ms',
+          planned: 130,
+          ran: 120,
+          skipped: [
+            {
+              reason: 'check failed: dns timeout',
+              count: 10,
+              examples: ['dmarc-policy-none on shop.example'],
+            },
+          ],
+        },
+      ],
+    };
+    const sets = [
+      {
+        name: 'nuclei-templates',
+        version: 'v10.2.1',
+        hash: `abcdef012345${'0'.repeat(52)}`,
+        templates: 9000,
+      },
+    ];
+    await sql.query('update scans set partial = $2, template_sets = $3 where id = $1', [
+      second.id,
+      JSON.stringify(partial),
+      JSON.stringify(sets),
+    ]);
+    const res = await fileReport(token, { id: second.id, format: 'pdf' });
+    expect(res.statusCode).toBe(200);
+    const text = pdfText(res.rawPayload, 'partial').replace(/\s+/g, ' ');
+    for (const expected of [
+      'PARTIAL: not everything planned ran',
+      'Partial scan: not everything planned ran',
+      'templates: ended by the watchdog (no progress) — ran 120 of 130',
+      '10 skipped: check failed: dns timeout',
+      'dmarc-policy-none on shop.example',
+      'nuclei-templates v10.2.1 (abcdef012345, 9000)',
+    ])
+      expect(text, expected).toContain(expected);
+    const json = await fileReport(token, { id: second.id, format: 'json' });
+    const body = JSON.parse(json.body) as TReport;
+    expect(body.scan.partial).toEqual(partial);
+    expect(body.scan.template_sets).toEqual(sets);
   });
 
   it('PDF in Russian renders Cyrillic', async () => {

@@ -89,10 +89,12 @@ afterAll(async () => {
   if (work) await rm(work, { recursive: true, force: true });
 });
 
-async function runScan(): Promise<{ progress: TScanProgress; scan: TScan }> {
+async function runScan(
+  templates?: Record<string, string[]>,
+): Promise<{ progress: TScanProgress; scan: TScan }> {
   const scan = await createScan(api, targetId, {
     scan_type: 'custom',
-    custom_scan_config: { classes: [], subclasses: ['exploit_scanner'] },
+    custom_scan_config: { classes: [], subclasses: ['exploit_scanner'], ...(templates ? { templates } : {}) },
   });
   const started = await api.post('/main/start_created_abstract_scan', { id: scan.id });
   expect(started.status, JSON.stringify(started.body)).toBe(200);
@@ -191,5 +193,29 @@ describe('a check that times out is not a "no"', () => {
     } finally {
       lab.replaceTxt(DMARC, null);
     }
+  });
+});
+
+describe('scan-time template selection', () => {
+  it('a scan can bring back a tag excluded by default and narrow by severity', async () => {
+    const { scan } = await runScan({ include_tags: ['fuzz'], severities: ['low'] });
+    expect(scan.config.templates).toEqual({ include_tags: ['fuzz'], severities: ['low'] });
+    const found = new Set(
+      (await allEvents(api, 'exploit_scanner', scan.id)).map((e) =>
+        e.scan_subclass === 'exploit_scanner' ? e.template_id : '',
+      ),
+    );
+    // Both low; dmarc-policy-none is info and the ignore list still leaves its file out.
+    expect([...found].sort()).toEqual(['partial-spf-fuzz', 'partial-spf-present']);
+  });
+
+  it('bad selections are refused with a clear detail', async () => {
+    const res = await api.post<{ detail: string }>('/main/create_abstract_scan', {
+      targets: [{ target_type: 'domain', user_target_id: targetId }],
+      scan_type: 'custom',
+      custom_scan_config: { classes: [], subclasses: ['exploit_scanner'], templates: { tags: ['bad tag!'] } },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.detail).toBeTruthy();
   });
 });

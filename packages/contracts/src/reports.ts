@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { LANGUAGES } from './auth.ts';
 import { ZCveIntel } from './events.ts';
-import { ZScanId, ZScanSubclass } from './scans.ts';
+import { ZScanId, ZScanPartial, ZScanSubclass, ZScanTemplateSet } from './scans.ts';
 import { ZSeverity, ZSeverityCounts } from './targets.ts';
 
 export const REPORT_FORMATS = ['pdf', 'csv', 'json'] as const;
@@ -103,6 +103,10 @@ export const ZReport = z.object({
     finished_at: z.string().nullable(),
     duration_seconds: z.number().nullable(),
     subclasses: z.array(z.string()),
+    /** Not null when the scan did not run everything it planned: what was skipped and why. */
+    partial: ZScanPartial.nullable(),
+    /** The template sets the scan ran. */
+    template_sets: z.array(ZScanTemplateSet),
   }),
   generated_at: z.string(),
   language: z.enum(LANGUAGES),

@@ -107,6 +107,11 @@ describe('honest completion', () => {
       },
     ]);
     expect(r.summary?.partial).toBe(true);
+    // Unanswered is not "does not exist": discovery says it could not resolve the name.
+    expect(r.summary?.stages.find((s) => s.name === 'dns')).toMatchObject({
+      partial: true,
+      skipped: [{ reason: 'name not resolved: ETIMEOUT', count: 1, examples: ['partial.test'] }],
+    });
     expect(coverage.tracks('templates')).toBe(true);
     expect(coverage.isDecided('templates', 'dmarc-policy-none', 'partial.test')).toBe(false);
   });

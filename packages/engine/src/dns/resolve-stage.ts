@@ -5,7 +5,7 @@ import type { ScanEvent } from '../pipeline/events.js';
 import { log, ProgressTracker } from '../pipeline/progress.js';
 import type { Stage, StageContext } from '../pipeline/stage.js';
 import { networkAddresses } from '../scope/targets.js';
-import type { HostResolution } from './dns-resolver.js';
+import { DnsError, type HostResolution } from './dns-resolver.js';
 
 const STAGE = 'dns';
 
@@ -79,15 +79,20 @@ export async function* resolvePendingNames(ctx: StageContext, stage: string): As
       async ([name, sources]): Promise<[HostResolution | null, Set<string>]> => {
         try {
           return [await ctx.resolver.resolveHost(name, ctx.signal), sources];
-        } catch {
+        } catch (err) {
+          // Unanswered is not "does not exist": the name's checks cannot be decided this scan.
+          if (!ctx.signal.aborted)
+            ctx.report.skip(`name not resolved: ${err instanceof DnsError ? err.code : 'error'}`, 1, name);
           return [null, sources];
         }
       },
       ctx.signal,
     );
+    ctx.report.plan(batch.length);
     const resolved: [HostResolution, Set<string>][] = [];
     for await (const [r, sources] of results) {
       done++;
+      if (r) ctx.report.done();
       if (r?.exists) resolved.push([r, sources]);
       const p = progress.tick(done);
       if (p) yield p;

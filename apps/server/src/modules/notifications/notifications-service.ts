@@ -153,6 +153,7 @@ export async function notifyScanFinished(ctx: AppContext, scanId: string): Promi
     link: `${ctx.config.publicUrl}/scans/past-scans/${scan.id}`,
     counts,
     newCriticalHigh: fresh.map((f) => ({ name: f.name, severity: f.severity, host: f.host ?? '' })),
+    partial: scan.partial ?? null,
   };
   if (
     user.notifyScanFinished &&
@@ -184,6 +185,7 @@ export async function notifyScanFinished(ctx: AppContext, scanId: string): Promi
     targets: facts.targets,
     finished_at: scan.finishedAt?.toISOString() ?? null,
     severity_counts: counts,
+    partial: scan.partial ?? null,
   };
   if (await repo.claimNotification(ctx.db, user.id, scan.id, 'webhook_scan_finished')) {
     for (const hook of await repo.webhooksForEvent(ctx.db, user.id, 'scan.finished')) {

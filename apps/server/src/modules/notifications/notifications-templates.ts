@@ -1,4 +1,4 @@
-import type { TLanguage } from '@perimeter/contracts';
+import type { TLanguage, TScanPartial } from '@perimeter/contracts';
 import { type RenderedMail, renderActionMail } from '../mail/mail-templates.ts';
 
 export interface ScanMailFacts {
@@ -7,6 +7,29 @@ export interface ScanMailFacts {
   link: string;
   counts: Record<string, number>;
   newCriticalHigh: Array<{ name: string; severity: string; host: string }>;
+  /** Set when the scan did not run everything it planned. */
+  partial?: TScanPartial | null;
+}
+
+/** Honest completion in a mail: which stages were cut or skipped work, and why (a few lines). */
+function partialText(lang: TLanguage, partial: TScanPartial | null | undefined): string {
+  if (!partial?.stages.length) return '';
+  const lines = partial.stages.map((s) => {
+    const ran =
+      s.planned !== null
+        ? lang === 'ru'
+          ? `, выполнено ${s.ran ?? 0} из ${s.planned}`
+          : `, ran ${s.ran ?? 0} of ${s.planned}`
+        : '';
+    const skipped = s.skipped
+      .slice(0, 3)
+      .map((k) => `${k.reason} (${k.count})`)
+      .join('; ');
+    return `• ${s.stage}: ${s.reason ?? s.status}${ran}${skipped ? ` — ${skipped}` : ''}`;
+  });
+  return lang === 'ru'
+    ? `\n\nСканирование частичное: выполнено не всё запланированное. Находки, которые не удалось проверить, сохраняют своё состояние.\n${lines.join('\n')}`
+    : `\n\nThe scan is partial: not everything planned ran. Findings it could not check keep their state.\n${lines.join('\n')}`;
 }
 
 const SEV: Record<TLanguage, Record<string, string>> = {
@@ -40,9 +63,9 @@ export function scanFinishedMail(lang: TLanguage, f: ScanMailFacts): RenderedMai
   return lang === 'ru'
     ? renderActionMail(
         {
-          subject: `Сканирование ${f.targets} завершено`,
+          subject: `Сканирование ${f.targets} завершено${f.partial ? ' (частично)' : ''}`,
           greeting: (n) => `Здравствуйте, ${n}!`,
-          body: `Сканирование ${f.targets} завершено. ${counts ? `Находки: ${counts}.` : 'Уязвимостей не найдено.'}`,
+          body: `Сканирование ${f.targets} завершено. ${counts ? `Находки: ${counts}.` : 'Уязвимостей не найдено.'}${partialText(lang, f.partial)}`,
           action: 'Открыть отчёт',
           footer: 'Уведомления можно отключить в настройках учётной записи.',
         },
@@ -51,9 +74,9 @@ export function scanFinishedMail(lang: TLanguage, f: ScanMailFacts): RenderedMai
       )
     : renderActionMail(
         {
-          subject: `Scan of ${f.targets} finished`,
+          subject: `Scan of ${f.targets} finished${f.partial ? ' (partial)' : ''}`,
           greeting: (n) => `Hello ${n},`,
-          body: `The scan of ${f.targets} has finished. ${counts ? `Findings: ${counts}.` : 'No findings.'}`,
+          body: `The scan of ${f.targets} has finished. ${counts ? `Findings: ${counts}.` : 'No findings.'}${partialText(lang, f.partial)}`,
           action: 'Open the report',
           footer: 'You can turn these notifications off in your account settings.',
         },

@@ -243,6 +243,8 @@ export function buildReport(input: ReportInput): TReport {
           ? Math.round((s.finishedAt.getTime() - s.startedAt.getTime()) / 1000)
           : null,
       subclasses: s.subclasses,
+      partial: s.partial ?? null,
+      template_sets: s.templateSets,
     },
     generated_at: input.now.toISOString(),
     language: input.language,

@@ -174,6 +174,49 @@ function simpleTable(headers: string[], rows: string[][], widths: Array<string |
   };
 }
 
+/** Honest completion: a partial scan says so first, with what each cut stage skipped and why. */
+function partialBox(report: TReport, t: ReportTexts): Content[] {
+  const partial = report.scan.partial;
+  if (!partial) return [];
+  const lines: Content[] = [];
+  for (const s of partial.stages) {
+    lines.push({
+      text: `${t.partialStage(s.stage, s.status, s.ran, s.planned)}${s.reason ? ` (${s.reason})` : ''}`,
+      bold: true,
+      fontSize: 9,
+      margin: [0, 4, 0, 0],
+    });
+    for (const k of s.skipped)
+      lines.push({
+        text: t.partialSkipped(k.count, k.reason, k.examples),
+        fontSize: 8,
+        margin: [8, 1, 0, 0],
+      });
+  }
+  return [
+    {
+      table: {
+        widths: ['*'],
+        body: [
+          [
+            {
+              stack: [
+                { text: t.partialTitle, bold: true, fontSize: 12, margin: [0, 0, 0, 4] },
+                { text: t.partialBody, fontSize: 9 },
+                ...lines,
+              ],
+              fillColor: '#fff3e0',
+              margin: [8, 8, 8, 8],
+            },
+          ],
+        ],
+      },
+      layout: 'noBorders',
+      margin: [0, 0, 0, 12],
+    },
+  ];
+}
+
 /** A JSON-only document definition: it crosses to the rendering worker thread as is. */
 export function reportDocDefinition(report: TReport): TDocumentDefinitions {
   const t = REPORT_TEXTS[report.language];
@@ -196,6 +239,15 @@ export function reportDocDefinition(report: TReport): TDocumentDefinitions {
         [t.scanDate, dateTime(report.scan.started_at ?? report.scan.created_at, report.language)],
         [t.duration, report.scan.duration_seconds === null ? '—' : `${report.scan.duration_seconds} s`],
         [t.scanType, report.scan.scan_type],
+        [t.completeness, report.scan.partial ? t.partialShort : t.complete],
+        [
+          t.templateSets,
+          report.scan.template_sets
+            .map(
+              (x) => `${x.name}${x.version ? ` ${x.version}` : ''} (${x.hash.slice(0, 12)}, ${x.templates})`,
+            )
+            .join('\n') || '—',
+        ],
         [t.plan, report.plan],
         [t.generated, dateTime(report.generated_at, report.language)],
         ['ID', report.scan.id],
@@ -207,6 +259,7 @@ export function reportDocDefinition(report: TReport): TDocumentDefinitions {
   const summary: Content[] = [
     h1(t.summary),
     ...restrictedBox(report, t),
+    ...partialBox(report, t),
     { text: t.totalFindings(report.summary.total), fontSize: 12, bold: true },
     { text: t.hosts(report.summary.hosts), fontSize: 10, margin: [0, 2, 0, 0] },
     ...(report.summary.notices ?? []).map(

@@ -52,6 +52,14 @@ export interface ReportTexts {
   technologies: string;
   hiddenTitle: string;
   hiddenBody: string;
+  completeness: string;
+  complete: string;
+  partialShort: string;
+  partialTitle: string;
+  partialBody: string;
+  partialStage: (stage: string, status: string, ran: number | null, planned: number | null) => string;
+  partialSkipped: (count: number, reason: string, examples: string[]) => string;
+  templateSets: string;
   hiddenSection: string;
   footer: string;
   none: string;
@@ -127,6 +135,23 @@ const en: ReportTexts = {
   ipAddresses: 'IP addresses',
   openedPorts: 'Opened ports',
   technologies: 'Technologies',
+  completeness: 'Completeness',
+  complete: 'Complete: every planned stage and check ran',
+  partialShort: 'PARTIAL: not everything planned ran (see the summary)',
+  partialTitle: 'Partial scan: not everything planned ran',
+  partialBody:
+    'Findings this scan could not check keep their earlier state; they are not marked fixed. A later complete scan decides them.',
+  partialStage: (stage, status, ran, planned) =>
+    `${stage}: ${
+      {
+        timeout: 'ended by its time limit',
+        stalled: 'ended by the watchdog (no progress)',
+        failed: 'failed',
+      }[status] ?? 'finished, work skipped'
+    }${planned !== null ? ` — ran ${ran ?? 0} of ${planned}` : ''}`,
+  partialSkipped: (count, reason, examples) =>
+    `${count} skipped: ${reason}${examples.length ? ` (e.g. ${examples.join(', ')})` : ''}`,
+  templateSets: 'Template sets',
   hiddenTitle: 'Part of this report is hidden',
   hiddenBody:
     'On the Trial scan plan the report shows what was found but hides the details: descriptions, impact, how to resolve, how to reproduce and references of each finding, CVE descriptions, and the passwords and sources of leaked credentials. Any paid plan (Try it!, Starter, Business or Enterprise) unlocks the full report.',
@@ -223,6 +248,23 @@ const ru: ReportTexts = {
   ipAddresses: 'IP-адреса',
   openedPorts: 'Открытые порты',
   technologies: 'Технологии',
+  completeness: 'Полнота',
+  complete: 'Полное: выполнены все запланированные этапы и проверки',
+  partialShort: 'ЧАСТИЧНОЕ: выполнено не всё запланированное (см. сводку)',
+  partialTitle: 'Частичное сканирование: выполнено не всё запланированное',
+  partialBody:
+    'Находки, которые это сканирование не смогло проверить, сохраняют прежнее состояние и не отмечаются исправленными. Их решит следующее полное сканирование.',
+  partialStage: (stage, status, ran, planned) =>
+    `${stage}: ${
+      {
+        timeout: 'остановлен по лимиту времени',
+        stalled: 'остановлен сторожевым таймером (нет продвижения)',
+        failed: 'завершился ошибкой',
+      }[status] ?? 'завершён, часть работы пропущена'
+    }${planned !== null ? ` — выполнено ${ran ?? 0} из ${planned}` : ''}`,
+  partialSkipped: (count, reason, examples) =>
+    `пропущено ${count}: ${reason}${examples.length ? ` (например: ${examples.join(', ')})` : ''}`,
+  templateSets: 'Наборы шаблонов',
   hiddenTitle: 'Часть отчёта скрыта',
   hiddenBody:
     'На тарифе «Trial scan» отчёт показывает, что найдено, но скрывает подробности: описание, последствия, способы устранения и воспроизведения и ссылки каждой находки, описания CVE, а также пароли и источники утечек учётных данных. Любой платный тариф (Try it!, Starter, Business или Enterprise) открывает полный отчёт.',

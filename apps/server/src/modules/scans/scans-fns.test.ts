@@ -1,5 +1,7 @@
+import { ScanCoverage, type ScanSummary } from '@perimeter/engine';
 import { describe, expect, it } from 'vitest';
 import {
+  fixRuleOf,
   percentOf,
   resolveSubclasses,
   ScopeModel,
@@ -103,5 +105,67 @@ describe('subdomain plan limit during a scan', () => {
     expect(subdomainLimitMessage(plan, 7)).toBe(
       'Plan limit: the Starter plan covers 30 subdomains per scan; the first 30 found were scanned and 7 more were not (listed in skipped_hosts).',
     );
+  });
+});
+
+describe('what a finished scan may mark fixed', () => {
+  const stage = (name: string, partial = false): ScanSummary['stages'][number] => ({
+    name,
+    status: 'done',
+    durationMs: 1,
+    skipped: partial ? [{ reason: 'check failed: timeout', count: 1, examples: [] }] : [],
+    partial,
+  });
+  const summary = (stages: ScanSummary['stages']): ScanSummary => ({
+    startedAt: '',
+    finishedAt: '',
+    durationMs: 1,
+    aborted: false,
+    partial: stages.some((s) => s.partial),
+    counts: { subdomain: 0, ip: 0, service: 0, url: 0, technology: 0, email: 0, findings: 0 },
+    stages,
+    skippedHosts: [],
+    refused: [],
+  });
+  const discovery = () => ['subdomains', 'dns', 'ports', 'http', 'fingerprint'].map((n) => stage(n));
+
+  it('templates per check and host; a host no check ran against counts only when the scan was whole', () => {
+    const coverage = new ScanCoverage();
+    coverage.record('templates', 'dmarc-policy-none', 'acme.test', true);
+    coverage.record('templates', 'dangling-cname', 'shop.acme.test', false);
+    const whole = fixRuleOf(summary([...discovery(), stage('templates')]), ['exploit_scanner'], coverage);
+    expect(whole.undecided).toEqual([]);
+    expect(whole.isTemplateFixable?.('dmarc-policy-none', 'ACME.test')).toBe(true);
+    expect(whole.isTemplateFixable?.('dangling-cname', 'shop.acme.test')).toBe(false);
+    expect(whole.isTemplateFixable?.('git-config', 'gone.acme.test')).toBe(true);
+    const cut = fixRuleOf(summary([...discovery(), stage('templates', true)]), ['exploit_scanner'], coverage);
+    expect(cut.isTemplateFixable?.('dmarc-policy-none', 'acme.test')).toBe(true);
+    expect(cut.isTemplateFixable?.('git-config', 'gone.acme.test')).toBe(false);
+  });
+
+  it('CVE and leak findings per stage: their stage or discovery cut short fixes none of them', () => {
+    const coverage = new ScanCoverage();
+    const subs = ['exploit_db', 'leakcheck'];
+    expect(
+      fixRuleOf(summary([...discovery(), stage('cve-matching'), stage('leaks')]), subs, coverage),
+    ).toEqual({
+      undecided: [],
+    });
+    expect(
+      fixRuleOf(summary([...discovery(), stage('cve-matching', true), stage('leaks')]), subs, coverage)
+        .undecided,
+    ).toEqual(['exploit_db']);
+    const dnsCut = [
+      stage('subdomains'),
+      stage('dns', true),
+      stage('ports'),
+      stage('http'),
+      stage('fingerprint'),
+    ];
+    expect(
+      fixRuleOf(summary([...dnsCut, stage('cve-matching'), stage('leaks')]), subs, coverage).undecided,
+    ).toEqual(subs);
+    // A stage that never ran decides nothing.
+    expect(fixRuleOf(summary(discovery()), ['exploit_db'], coverage).undecided).toEqual(['exploit_db']);
   });
 });

@@ -17,6 +17,13 @@ export function versionFromFile(text: string | undefined): string | null {
   return v && v.length <= 64 && /^[\w.+-]+$/.test(v) ? v : null;
 }
 
+/** One line of at most 300 characters, no control characters (PostgreSQL text refuses NUL). */
+export function cleanText(s: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: removing them is the point
+  const flat = s.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
+  return flat.length > 300 ? `${flat.slice(0, 299)}…` : flat;
+}
+
 /** Loader outcomes grouped by kind and reason, with a few example files each. */
 export function groupReasons(
   outcomes: { kind: 'skipped' | 'invalid'; reason: string; file: string }[],
@@ -27,8 +34,9 @@ export function groupReasons(
     { kind: 'skipped' | 'invalid'; reason: string; count: number; examples: string[] }
   >();
   for (const o of outcomes) {
-    const key = `${o.kind}\u0000${o.reason}`;
-    const g = groups.get(key) ?? { kind: o.kind, reason: o.reason, count: 0, examples: [] };
+    const reason = cleanText(o.reason);
+    const key = `${o.kind} ${reason}`;
+    const g = groups.get(key) ?? { kind: o.kind, reason, count: 0, examples: [] };
     groups.set(key, g);
     g.count++;
     if (g.examples.length < maxExamples) g.examples.push(o.file);

@@ -82,6 +82,8 @@ function report(extra: Partial<TReport> = {}): TReport {
       finished_at: '2026-11-01T10:03:20Z',
       duration_seconds: 200,
       subclasses: ['exploit_scanner', 'exploit_db', 'leakcheck'],
+      partial: null,
+      template_sets: [],
     },
     generated_at: '2026-11-01T10:05:00Z',
     language: 'en',
