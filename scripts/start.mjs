@@ -1,36 +1,11 @@
 #!/usr/bin/env node
 // `npm start`: builds the web app when its build is missing or older than its sources, then runs
 // the whole product (API + workers + scheduler) in one process on the embedded PostgreSQL.
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { buildWebIfStale, root } from './web-build.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const webDir = path.join(root, 'apps/web');
-const builtIndex = path.join(webDir, 'dist/index.html');
-
-function newestMtime(dir) {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    if (entry.name === 'node_modules' || entry.name === 'dist') continue;
-    const full = path.join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestMtime(full) : statSync(full).mtimeMs);
-  }
-  return newest;
-}
-
-const webSources = ['src', 'public', 'index.html'].map((p) => path.join(webDir, p)).filter(existsSync);
-const isStale =
-  !existsSync(builtIndex) ||
-  webSources.some(
-    (p) => (statSync(p).isDirectory() ? newestMtime(p) : statSync(p).mtimeMs) > statSync(builtIndex).mtimeMs,
-  );
-if (isStale && existsSync(path.join(webDir, 'index.html')) && !process.env.PERIMETER_SKIP_WEB_BUILD) {
-  console.log('Building the web app (once; again only when its sources change)…');
-  const build = spawnSync('npm', ['run', 'build', '-w', 'apps/web'], { cwd: root, stdio: 'inherit' });
-  if (build.status !== 0) process.exit(build.status ?? 1);
-}
+buildWebIfStale();
 
 const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'apps/server/src/main.ts')], {
   cwd: root,
