@@ -7,10 +7,17 @@ import { buildWebIfStale, root } from './web-build.mjs';
 
 buildWebIfStale();
 
+// Its own process group: Ctrl-C in the terminal signals the whole foreground group, which would stop
+// the embedded PostgreSQL under the running product. Only this script forwards the signal, so the
+// product stops its API and workers first and then its database.
 const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'apps/server/src/main.ts')], {
   cwd: root,
   stdio: 'inherit',
   env: process.env,
+  detached: true,
 });
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
+process.on('exit', () => {
+  if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+});
 child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

@@ -151,14 +151,17 @@ describe('e-mail notifications', () => {
       smtp.messages.slice(since).find((m) => m.to.includes(en.email) && /New critical/.test(m.subject)),
     );
     expect(crit.text).toContain('[critical] Exposed .git directory — app.mail-en.example');
+    // The tab of those findings, this scan, filtered to them.
+    expect(crit.text).toContain(`/events/vulnerabilities/${scanEn.id}?severity=critical,high`);
 
     const ruFinished = await waitFor(() =>
       smtp.messages.slice(since).find((m) => m.to.includes(ru.email) && /завершено/.test(m.subject)),
     );
     expect(ruFinished.subject).toBe('Сканирование mail-ru.example завершено');
-    await waitFor(() =>
+    const ruCrit = await waitFor(() =>
       smtp.messages.slice(since).find((m) => m.to.includes(ru.email) && /Новые критические/.test(m.subject)),
     );
+    expect(ruCrit.text).toContain('[критическая] Exposed .git directory');
     await new Promise((r) => setTimeout(r, 1500));
     expect(smtp.messages.slice(since).filter((m) => m.to.includes(en.email))).toHaveLength(2);
     void scanRu;

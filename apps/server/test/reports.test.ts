@@ -263,6 +263,26 @@ describe('file reports', () => {
     expect(text).toContain('Отчёт Perimeter о безопасности');
     expect(text).toContain('Что изменилось с прошлого сканирования');
     expect(text).toContain('Утёкшие учётные данные');
+    // No raw values: target type, scan type, plan, duration and statuses are in Russian.
+    expect(text).toMatch(/\(домен\)/);
+    expect(text).not.toContain('(domain)');
+    expect(text).toContain('полное сканирование');
+    expect(text).toContain('95 с');
+    expect(text).not.toMatch(/\bfull\b|\bbusiness\b|\b95 s\b/);
+    expect(text).toMatch(/Статус: (новая|открыта|вернулась)/);
+  });
+
+  it('shows every date in the account time zone: PDF and CSV', async () => {
+    const { token, userId } = await signUp('business', 'ru');
+    await sql.query('update users set tz = $2 where id = $1', [userId, 'Pacific/Kiritimati']);
+    const { second } = await seedTwoScans(userId);
+    const pdf = pdfText((await fileReport(token, { id: second.id, format: 'pdf' })).rawPayload, 'tz');
+    // Started 2026-11-08 02:00 UTC = 16:00 at UTC+14.
+    expect(pdf).toMatch(/08\.11\.2026, 16:00:00 GMT\+14/);
+    expect(pdf).toContain('Pacific/Kiritimati');
+    const csv = (await fileReport(token, { id: second.id, format: 'csv' })).body;
+    expect(csv).toMatch(/,\d{4}-\d\d-\d\d \d\d:\d\d:\d\d \+14:00,/);
+    expect(csv).not.toMatch(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z/);
   });
 
   it('trial plan: details hidden, and the PDF says so and what unlocks them', async () => {

@@ -16,6 +16,8 @@ async function startProduct(port: number) {
     cwd: ROOT,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: String(port), PERIMETER_DATA_DIR: dataDir },
     stdio: ['ignore', 'pipe', 'pipe'],
+    // Its own process group, as a terminal runs it: Ctrl-C signals the whole group.
+    detached: true,
   });
   children.push(child);
   let output = '';
@@ -39,14 +41,19 @@ async function startProduct(port: number) {
   }
 }
 
-async function stop(child: ChildProcess) {
+/** SIGTERM to the script, as a service manager sends it; Ctrl-C: SIGINT to the whole process group. */
+async function stop(child: ChildProcess, how: 'SIGTERM' | 'ctrl-c' = 'SIGTERM') {
   const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
+  if (how === 'ctrl-c' && child.pid) process.kill(-child.pid, 'SIGINT');
+  else child.kill('SIGTERM');
   await exited;
 }
 
+/** pino levels 50 (error) and 60 (fatal). */
+const errorLines = (output: string) => output.split('\n').filter((l) => /"level":[56]0\b/.test(l));
+
 afterAll(async () => {
-  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+  for (const child of children) if (child.exitCode === null && child.pid) process.kill(-child.pid, 'SIGKILL');
   if (dataDir) {
     await rm(path.dirname(dataDir), { recursive: true, force: true });
     // The temporary folder is 0700, so as root the cluster went to the fallback place.
@@ -79,6 +86,8 @@ describe('npm start', () => {
     });
     expect(reg.status).toBe(201);
     await stop(first.child);
+    expect(first.output()).toContain('shutting down');
+    expect(errorLines(first.output())).toEqual([]);
 
     const second = await startProduct(port);
     const login = await fetch(`http://127.0.0.1:${port}/api/users/auth/login/`, {
@@ -87,6 +96,10 @@ describe('npm start', () => {
       body: JSON.stringify({ email, password: 'restart passphrase' }),
     });
     expect(login.status).toBe(200);
-    await stop(second.child);
+    await stop(second.child, 'ctrl-c');
+    // The API and workers stop before the embedded database: no connection is cut under them.
+    expect(second.output()).toContain('shutting down');
+    expect(second.output()).not.toContain('terminating connection');
+    expect(errorLines(second.output())).toEqual([]);
   }, 120_000);
 });

@@ -110,6 +110,8 @@ export const ZReport = z.object({
   }),
   generated_at: z.string(),
   language: z.enum(LANGUAGES),
+  /** The account's IANA time zone: the PDF and CSV show every date in it. */
+  time_zone: z.string(),
   plan: z.string(),
   summary: z.object({
     severity_counts: ZSeverityCounts,

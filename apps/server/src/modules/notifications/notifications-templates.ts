@@ -1,5 +1,6 @@
 import type { TLanguage, TScanPartial } from '@perimeter/contracts';
 import { type RenderedMail, renderActionMail } from '../mail/mail-templates.ts';
+import { countsBySeverity } from './notifications-fns.ts';
 
 export interface ScanMailFacts {
   name: string;
@@ -51,9 +52,21 @@ const SEV: Record<TLanguage, Record<string, string>> = {
   },
 };
 
+/** A finding's severity as a label: "[critical]", "[критическая]". */
+const SEV_LABEL: Record<TLanguage, Record<string, string>> = {
+  en: SEV.en,
+  ru: {
+    critical: 'критическая',
+    high: 'высокая',
+    medium: 'средняя',
+    low: 'низкая',
+    informational: 'информационная',
+    unknown: 'неизвестная',
+  },
+};
+
 function countsLine(lang: TLanguage, counts: Record<string, number>): string {
-  return Object.entries(counts)
-    .filter(([, n]) => n > 0)
+  return countsBySeverity(counts)
     .map(([s, n]) => `${n} ${SEV[lang][s] ?? s}`)
     .join(', ');
 }
@@ -116,7 +129,7 @@ export function scanFailedMail(lang: TLanguage, f: ScanMailFacts & { reason: str
 export function newCriticalHighMail(lang: TLanguage, f: ScanMailFacts): RenderedMail {
   const list = f.newCriticalHigh
     .slice(0, 10)
-    .map((x) => `• [${x.severity}] ${x.name} — ${x.host}`)
+    .map((x) => `• [${SEV_LABEL[lang][x.severity] ?? x.severity}] ${x.name} — ${x.host}`)
     .join('\n');
   const more = f.newCriticalHigh.length > 10 ? f.newCriticalHigh.length - 10 : 0;
   return lang === 'ru'

@@ -54,6 +54,8 @@ export interface ReportInput {
   targets: TargetRow[];
   plan: string;
   language: TLanguage;
+  /** IANA time zone of the account (UTC when it has none). */
+  timeZone: string;
   previousScanId: string | null;
   seen: { exploit_scanner: Seen<EsRow>[]; exploit_db: Seen<EdRow>[]; leakcheck: Seen<LcRow>[] };
   fixed: { exploit_scanner: EsRow[]; exploit_db: EdRow[]; leakcheck: LcRow[] };
@@ -248,6 +250,7 @@ export function buildReport(input: ReportInput): TReport {
     },
     generated_at: input.now.toISOString(),
     language: input.language,
+    time_zone: input.timeZone,
     plan: input.plan,
     summary: {
       severity_counts: counts,
@@ -342,7 +345,43 @@ export const CSV_COLUMNS = [
   'references',
 ] as const;
 
-/** One row per finding, then the leak rows (masked); UTF-8 with BOM so spreadsheets read Cyrillic. */
+/**
+ * An instant as the account reads it: local date and time of its time zone with the offset, a value
+ * spreadsheets still sort and parse ("2026-11-08 05:00:00 +03:00").
+ */
+export function zonedTimestamp(iso: string | null, timeZone: string): string {
+  if (!iso) return '';
+  const at = new Date(iso);
+  const parts = Object.fromEntries(
+    new Intl.DateTimeFormat('en-CA', {
+      timeZone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+      hourCycle: 'h23',
+    })
+      .formatToParts(at)
+      .map((p) => [p.type, p.value]),
+  );
+  const local = Date.UTC(
+    Number(parts.year),
+    Number(parts.month) - 1,
+    Number(parts.day),
+    Number(parts.hour),
+    Number(parts.minute),
+    Number(parts.second),
+  );
+  const offset = Math.round((local - Math.floor(at.getTime() / 1000) * 1000) / 60_000);
+  const sign = offset < 0 ? '-' : '+';
+  const hh = String(Math.floor(Math.abs(offset) / 60)).padStart(2, '0');
+  const mm = String(Math.abs(offset) % 60).padStart(2, '0');
+  return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}:${parts.second} ${sign}${hh}:${mm}`;
+}
+
+/** One row per finding; UTF-8 with BOM so spreadsheets read Cyrillic; dates in the account's zone. */
 export function reportToCsv(report: TReport): string {
   const lines = [CSV_COLUMNS.join(',')];
   for (const f of report.findings) {
@@ -355,8 +394,8 @@ export function reportToCsv(report: TReport): string {
         f.main_domain,
         f.status,
         f.resolved,
-        f.first_seen,
-        f.last_seen,
+        zonedTimestamp(f.first_seen, report.time_zone),
+        zonedTimestamp(f.last_seen, report.time_zone),
         f.description,
         f.impact,
         f.how_to_resolve,

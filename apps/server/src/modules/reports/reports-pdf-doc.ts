@@ -11,8 +11,12 @@ export const COMPACT_FINDINGS = 1500;
 const CHANGE_ROWS = 100;
 
 const clip = (s: string, n: number) => (s.length > n ? `${s.slice(0, n)}…` : s);
-const dateTime = (iso: string | null, lang: string) =>
-  iso ? `${new Date(iso).toLocaleString(lang === 'ru' ? 'ru-RU' : 'en-GB', { timeZone: 'UTC' })} UTC` : '—';
+/** A date as the account reads it: in its time zone, named after the time. */
+export const dateTime = (iso: string | null, lang: string, timeZone: string) =>
+  iso
+    ? `${new Date(iso).toLocaleString(lang === 'ru' ? 'ru-RU' : 'en-GB', { timeZone, timeZoneName: 'short' })}`
+    : '—';
+const valueOf = (map: Record<string, string>, v: string) => map[v] ?? v;
 
 function severityChart(report: TReport, t: ReportTexts): Content {
   const counts = report.summary.severity_counts;
@@ -111,7 +115,7 @@ function findingBlock(f: TReportFinding, t: ReportTexts, restricted: boolean): C
         ],
       },
       {
-        text: `${t.host}: ${f.host} · ${t.status}: ${f.status}${f.resolved ? ' (resolved)' : ''}`,
+        text: `${t.host}: ${f.host} · ${t.status}: ${valueOf(t.findingStatus, f.status)}${f.resolved ? ` (${t.resolved})` : ''}`,
         fontSize: 8,
         color: '#555',
       },
@@ -228,7 +232,9 @@ export function reportDocDefinition(report: TReport): TDocumentDefinitions {
     margin: [0, 0, 0, 8],
     ...(pageBreak ? { pageBreak: 'before' as const } : {}),
   });
-  const targets = report.scan.targets.map((x) => `${x.target} (${x.target_type})`).join(', ') || '—';
+  const targets =
+    report.scan.targets.map((x) => `${x.target} (${valueOf(t.targetType, x.target_type)})`).join(', ') || '—';
+  const tz = report.time_zone;
 
   const cover: Content[] = [
     { text: t.title, fontSize: 26, bold: true, margin: [0, 160, 0, 16] },
@@ -236,9 +242,9 @@ export function reportDocDefinition(report: TReport): TDocumentDefinitions {
     simpleTable(
       ['', ''],
       [
-        [t.scanDate, dateTime(report.scan.started_at ?? report.scan.created_at, report.language)],
-        [t.duration, report.scan.duration_seconds === null ? '—' : `${report.scan.duration_seconds} s`],
-        [t.scanType, report.scan.scan_type],
+        [t.scanDate, dateTime(report.scan.started_at ?? report.scan.created_at, report.language, tz)],
+        [t.duration, report.scan.duration_seconds === null ? '—' : t.seconds(report.scan.duration_seconds)],
+        [t.scanType, valueOf(t.scanTypes, report.scan.scan_type)],
         [t.completeness, report.scan.partial ? t.partialShort : t.complete],
         [
           t.templateSets,
@@ -248,8 +254,9 @@ export function reportDocDefinition(report: TReport): TDocumentDefinitions {
             )
             .join('\n') || '—',
         ],
-        [t.plan, report.plan],
-        [t.generated, dateTime(report.generated_at, report.language)],
+        [t.plan, valueOf(t.planName, report.plan)],
+        [t.generated, dateTime(report.generated_at, report.language, tz)],
+        [t.timeZone, tz],
         ['ID', report.scan.id],
       ],
       [140, '*'],
@@ -320,7 +327,7 @@ export function reportDocDefinition(report: TReport): TDocumentDefinitions {
       findings.push(
         simpleTable(
           [t.name, t.host, t.status],
-          rest.map((f) => [clip(f.name, 120), clip(f.host, 60), f.status]),
+          rest.map((f) => [clip(f.name, 120), clip(f.host, 60), valueOf(t.findingStatus, f.status)]),
           ['*', 150, 60],
         ),
       );

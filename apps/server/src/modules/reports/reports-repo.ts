@@ -30,7 +30,7 @@ export async function findUserScan(db: DbOrTx, userId: string, scanId: string): 
 
 export async function reportUser(db: DbOrTx, userId: string) {
   const [row] = await db
-    .select({ plan: users.plan, language: users.language, email: users.email })
+    .select({ plan: users.plan, language: users.language, email: users.email, tz: users.tz })
     .from(users)
     .where(eq(users.id, userId));
   return row;

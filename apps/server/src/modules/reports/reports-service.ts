@@ -33,6 +33,7 @@ export async function dataReport(
     targets,
     plan: user.plan,
     language: options.language ?? (user.language === 'ru' ? 'ru' : ('en' as TLanguage)),
+    timeZone: user.tz || 'UTC',
     previousScanId: previous,
     seen,
     fixed,

@@ -75,6 +75,14 @@ export interface ReportTexts {
   leakDescription: (sources: string[], date: string | null) => string;
   leakImpact: string;
   leakResolve: string;
+  /** Values the report would otherwise show raw ("domain", "full", "business", "open"). */
+  targetType: Record<string, string>;
+  scanTypes: Record<string, string>;
+  planName: Record<string, string>;
+  findingStatus: Record<string, string>;
+  resolved: string;
+  seconds: (n: number) => string;
+  timeZone: string;
 }
 
 const en: ReportTexts = {
@@ -189,6 +197,19 @@ const en: ReportTexts = {
     `The address appears in ${sources.length} leak source${sources.length === 1 ? '' : 's'}${date ? ` (leak date ${date})` : ''}: ${sources.join(', ')}.`,
   leakImpact: 'Attackers try leaked passwords on your services (credential stuffing) to take over accounts.',
   leakResolve: 'Reset the password everywhere it was used, and turn on two-factor authentication.',
+  targetType: { domain: 'domain', peer: 'host', network: 'network' },
+  scanTypes: { full: 'full scan', custom: 'custom scan' },
+  planName: {
+    trial_scan: 'Trial scan',
+    try_it: 'Try it!',
+    starter: 'Starter',
+    business: 'Business',
+    enterprise: 'Enterprise',
+  },
+  findingStatus: { new: 'new', open: 'open', fixed: 'fixed', regressed: 'regressed' },
+  resolved: 'resolved',
+  seconds: (n) => `${n} s`,
+  timeZone: 'Time zone',
 };
 
 const ru: ReportTexts = {
@@ -267,8 +288,8 @@ const ru: ReportTexts = {
   templateSets: 'Наборы шаблонов',
   hiddenTitle: 'Часть отчёта скрыта',
   hiddenBody:
-    'На тарифе «Trial scan» отчёт показывает, что найдено, но скрывает подробности: описание, последствия, способы устранения и воспроизведения и ссылки каждой находки, описания CVE, а также пароли и источники утечек учётных данных. Любой платный тариф (Try it!, Starter, Business или Enterprise) открывает полный отчёт.',
-  hiddenSection: 'Скрыто на тарифе «Trial scan» — смените тариф, чтобы открыть.',
+    'На тарифе «Пробное сканирование» отчёт показывает, что найдено, но скрывает подробности: описание, последствия, способы устранения и воспроизведения и ссылки каждой находки, описания CVE, а также пароли и источники утечек учётных данных. Любой платный тариф («Попробуйте!», Starter, Business или Enterprise) открывает полный отчёт.',
+  hiddenSection: 'Скрыто на тарифе «Пробное сканирование» — смените тариф, чтобы открыть.',
   footer: 'Perimeter · конфиденциально · страница {page} из {pages}',
   none: '—',
   cveName: (cve, tech, version) => `${cve} в ${tech} ${version}`,
@@ -302,6 +323,19 @@ const ru: ReportTexts = {
     `Адрес встречается в источниках утечек (${sources.length})${date ? `, дата утечки ${date}` : ''}: ${sources.join(', ')}.`,
   leakImpact: 'Злоумышленники пробуют утёкшие пароли на ваших сервисах, чтобы захватить учётные записи.',
   leakResolve: 'Смените пароль везде, где он использовался, и включите двухфакторную аутентификацию.',
+  targetType: { domain: 'домен', peer: 'узел', network: 'сеть' },
+  scanTypes: { full: 'полное сканирование', custom: 'выборочное сканирование' },
+  planName: {
+    trial_scan: 'Пробное сканирование',
+    try_it: 'Попробуйте!',
+    starter: 'Starter',
+    business: 'Business',
+    enterprise: 'Enterprise',
+  },
+  findingStatus: { new: 'новая', open: 'открыта', fixed: 'устранена', regressed: 'вернулась' },
+  resolved: 'закрыта',
+  seconds: (n) => `${n} с`,
+  timeZone: 'Часовой пояс',
 };
 
 export const REPORT_TEXTS: Record<TLanguage, ReportTexts> = { en, ru };

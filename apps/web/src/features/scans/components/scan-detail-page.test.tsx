@@ -87,6 +87,7 @@ function report(extra: Partial<TReport> = {}): TReport {
     },
     generated_at: '2026-11-01T10:05:00Z',
     language: 'en',
+    time_zone: 'UTC',
     plan: 'business',
     summary: {
       severity_counts: { ...zero, critical: 1, high: 2, low: 4 },
