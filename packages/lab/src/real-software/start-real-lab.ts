@@ -175,7 +175,9 @@ export async function startRealLab(options: RealLabOptions = {}): Promise<RealLa
     rmSync(dir, { recursive: true, force: true });
   };
 
-  const startOne = async (d: RealDaemon) => {
+  // Preparing (configurations, database initialisation) blocks: all of it first, then the
+  // daemons start together and each is waited for from its own spawn.
+  const spawnOne = (d: RealDaemon) => {
     const own = path.join(dir, d.id);
     mkdirSync(own, { recursive: true });
     chmodSync(own, 0o777);
@@ -207,7 +209,12 @@ export async function startRealLab(options: RealLabOptions = {}): Promise<RealLa
     });
     closeSync(fd);
     children.push({ id: d.id, child });
-    const deadline = started + (d.startTimeoutMs ?? 20_000);
+    return { d, child, log, prepareMs: Date.now() - started };
+  };
+
+  const waitOne = async ({ d, child, log, prepareMs }: ReturnType<typeof spawnOne>) => {
+    const started = Date.now();
+    const deadline = started + (d.startTimeoutMs ?? 30_000);
     for (const p of d.ports) {
       while (!(await canConnect(address(d.octet), p.port))) {
         if (child.exitCode !== null || child.signalCode !== null)
@@ -217,11 +224,12 @@ export async function startRealLab(options: RealLabOptions = {}): Promise<RealLa
         await new Promise((r) => setTimeout(r, 100));
       }
     }
-    startMs[d.id] = Date.now() - started;
+    startMs[d.id] = prepareMs + Date.now() - started;
   };
 
   try {
-    await Promise.all(list.map(startOne));
+    const spawned = list.map(spawnOne);
+    await Promise.all(spawned.map(waitOne));
   } catch (e) {
     await stop();
     throw e;
