@@ -39,7 +39,7 @@ describe.skipIf(missing.length > 0 || !isRoot)('real software from Debian packag
         classes: ['class_resources'],
       }),
     );
-  }, 180_000);
+  }, 300_000);
   afterAll(async () => {
     await lab?.stop();
   }, 60_000);
