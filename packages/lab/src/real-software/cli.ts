@@ -12,7 +12,7 @@ for (const e of lab.expected)
   console.log(
     `${e.ip}:${e.port} ${e.service} ${e.product} ${e.version ?? '-'}  (${e.package} ${e.packageVersion})`,
   );
-console.log('start times (ms):', JSON.stringify(lab.startMs));
+console.log(`started in ${lab.totalStartMs} ms; per daemon (ms):`, JSON.stringify(lab.startMs));
 const stop = () => void lab.stop().then(() => process.exit(0));
 process.once('SIGINT', stop);
 process.once('SIGTERM', stop);

@@ -212,7 +212,7 @@ mimetype.assign = ( ".html" => "text/html" )
     octet: 13,
     version: versionFrom('sh', ['/usr/share/tomcat10/bin/version.sh'], /Apache Tomcat\/([\d.]+)/),
     ports: [{ port: 8080, service: 'http', product: 'Apache Tomcat', exposes: same }],
-    startTimeoutMs: 60_000,
+    startTimeoutMs: 120_000,
     prepare: ({ dir, address }) => {
       const base = path.join(dir, 'base');
       for (const d of ['conf', 'logs', 'temp', 'work', 'webapps'])
@@ -520,7 +520,7 @@ controls { };
     octet: 22,
     version: versionFrom('mariadbd', ['--version'], /Ver ([\d.]+)-MariaDB/),
     ports: [{ port: 3306, service: 'mysql', product: 'MariaDB', exposes: same }],
-    startTimeoutMs: 60_000,
+    startTimeoutMs: 120_000,
     prepare: ({ dir, address }) => {
       const data = path.join(dir, 'data');
       execFileSync(
@@ -557,7 +557,7 @@ controls { };
     version: versionFrom('/usr/lib/postgresql/15/bin/postgres', ['--version'], /PostgreSQL\) ([\d.]+)/),
     // The server says nothing of its version before authentication.
     ports: [{ port: 5432, service: 'postgresql', product: 'PostgreSQL' }],
-    startTimeoutMs: 60_000,
+    startTimeoutMs: 120_000,
     prepare: ({ dir, address }) => {
       const data = path.join(dir, 'data');
       const pw = path.join(dir, 'pw');
