@@ -16,6 +16,7 @@ import type { TEvent } from '@perimeter/contracts';
 import { type ReactNode, useId } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNotify } from '../../../components/feedback/snackbar.tsx';
+import { CveIntelDetails } from '../../intel/components/cve-intel-details.tsx';
 import { maskPassword, SeverityChip, StatusChip, useFormat } from './event-format.tsx';
 import { ResolveControls } from './resolve-controls.tsx';
 
@@ -319,6 +320,7 @@ function CveDetails({ event }: { event: TOf<'exploit_db'> }) {
           </Fact>
         </Facts>
       </Section>
+      {event.cve && <CveIntelDetails intel={event} />}
       <Section title={t('events.details.description')}>
         <Text value={event.description} />
       </Section>
