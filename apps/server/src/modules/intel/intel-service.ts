@@ -107,7 +107,7 @@ export async function intelStatusText(ctx: AppContext, nextRun: Date | null): Pr
   const rows = new Map((await repo.sourceRows(ctx.db)).map((r) => [r.source, r]));
   const scheduled = isSyncScheduled(env);
   const lines: string[] = [];
-  const when = (d: Date | null | undefined) => (d ? d.toISOString().replace('.000Z', 'Z') : 'never');
+  const when = (d: Date | null | undefined) => (d ? d.toISOString().replace(/\.\d{3}Z$/, 'Z') : 'never');
   for (const source of INTEL_SOURCES) {
     const r = rows.get(source);
     const state = !enabled.has(source)
@@ -302,7 +302,9 @@ export async function intelCommand(
           ? `${r.source}: FAILED — ${r.error}`
           : `${r.source}: ${r.status} — ${r.detail}; ${r.records} records`,
       );
-    if (results.some((r) => r.status === 'failed')) process.exitCode = 1;
+    const failed = results.filter((r) => r.status === 'failed').map((r) => r.source);
+    if (failed.length)
+      throw new Error(`intel sync failed for ${failed.join(', ')}; the data already loaded is kept`);
     return;
   }
   if (action === 'status') {

@@ -20,6 +20,7 @@ import { useTranslation } from 'react-i18next';
 import { Link as RouterLink } from 'react-router';
 import { useNotify } from '../../../components/feedback/snackbar.tsx';
 import { paths } from '../../../config/paths.ts';
+import { CveIntelDetails } from '../../intel/components/cve-intel-details.tsx';
 import { maskPassword, SeverityChip, StatusChip, useFormat } from './event-format.tsx';
 import { ResolveControls } from './resolve-controls.tsx';
 
@@ -356,6 +357,7 @@ function CveDetails({ event, hidden }: { event: TOf<'exploit_db'>; hidden: boole
         <DetailsHiddenNotice sx={{ mb: 2 }} />
       ) : (
         <>
+          {event.cve && <CveIntelDetails intel={event} />}
           <Section title={t('events.details.description')}>
             <Text value={event.description} />
           </Section>

@@ -199,6 +199,12 @@ export function EventsFilters({
           onChange={(vulns) => update({ vulns })}
         />
       )}
+      {subclass === 'exploit_db' && (
+        <FormControlLabel
+          control={<Switch checked={state.kev} onChange={(_e, kev) => update({ kev })} />}
+          label={t('intel.filters.knownExploited')}
+        />
+      )}
       {subclass === 'leakcheck' && (
         <ExistenceSelect
           label={t('events.filters.password')}
@@ -223,6 +229,7 @@ export function EventsFilters({
               domain: '',
               domainMatch: 'contains',
               vulns: 'all',
+              kev: false,
               email: '',
               emailMatch: 'contains',
               password: 'all',

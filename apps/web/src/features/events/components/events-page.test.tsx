@@ -88,6 +88,15 @@ function cve(n: number): TEvent {
     source_repository: 'https://github.com/apache/httpd',
     cwe: ['CWE-22'],
     references: ['https://nvd.nist.gov/vuln/detail/CVE-2021-41773'],
+    kev: false,
+    kev_date_added: null,
+    kev_due_date: null,
+    kev_ransomware: false,
+    epss_score: null,
+    epss_percentile: null,
+    match_confidence: null,
+    backport_note: null,
+    package_revision: null,
   };
 }
 

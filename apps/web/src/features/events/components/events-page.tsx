@@ -19,6 +19,7 @@ import { Link } from 'react-router';
 import { PageTitle } from '../../../components/ui/page-title.tsx';
 import { paths } from '../../../config/paths.ts';
 import { apiErrorMessage } from '../../../lib/errors.ts';
+import { IntelDatabaseNotice } from '../../intel/components/intel-notices.tsx';
 import { useGetEventsQuery } from '../api/get-events.ts';
 import {
   EVENTS_TABS,
@@ -90,6 +91,7 @@ export function EventsPage() {
         </Alert>
       )}
       {data?.details_hidden && <DetailsHiddenNotice sx={{ mb: 2 }} />}
+      {subclass === 'exploit_db' && <IntelDatabaseNotice />}
       <EventsFilters subclass={subclass} state={state} update={update} />
       <Card>
         <Stack direction="row" spacing={1} sx={{ px: 2, pt: 1.5, alignItems: 'center', minHeight: 40 }}>

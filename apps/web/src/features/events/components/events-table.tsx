@@ -2,12 +2,15 @@ import { Link, Table, TableBody, TableCell, TableHead, TableRow, TableSortLabel 
 import type { TEvent, TScanSubclass } from '@perimeter/contracts';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
+import { formatEpss, KevChip } from '../../intel/components/intel-notices.tsx';
 import type { TEventsState, TSortColumn } from '../hooks/use-events-params.ts';
 import { maskPassword, SeverityChip, StatusChip, useFormat } from './event-format.tsx';
 
 type TOf<S extends TScanSubclass> = Extract<TEvent, { scan_subclass: S }>;
 type TColumn = {
   id: string;
+  /** Heading; `events.columns.<id>` when unset. */
+  title?: string;
   /** Set for a sortable column: the sort key it stands for. */
   sort?: TSortColumn;
   cell: (e: TEvent) => ReactNode;
@@ -27,7 +30,7 @@ function of<S extends TScanSubclass>(sub: S, render: (e: TOf<S>) => ReactNode) {
 const ltr = (v: string) => <span dir="ltr">{v}</span>;
 
 function useColumns(subclass: TScanSubclass): TColumn[] {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const f = useFormat();
   const status: TColumn = { id: 'status', cell: (e) => <StatusChip event={e} /> };
   const severity: TColumn = {
@@ -61,7 +64,23 @@ function useColumns(subclass: TScanSubclass): TColumn[] {
         id: 'cve',
         sort: 'cve',
         nowrap: true,
-        cell: of('exploit_db', (e) => (e.cve ? ltr(e.cve) : t('events.details.noCve'))),
+        cell: of('exploit_db', (e) =>
+          e.cve ? (
+            <>
+              {ltr(e.cve)}
+              <KevChip intel={e} />
+            </>
+          ) : (
+            t('events.details.noCve')
+          ),
+        ),
+      },
+      {
+        id: 'epss_score',
+        title: t('intel.columns.epss_score'),
+        sort: 'epss_score',
+        nowrap: true,
+        cell: of('exploit_db', (e) => formatEpss(e.epss_score, i18n.language)),
       },
       {
         ...severity,
@@ -142,7 +161,7 @@ export function EventsTable({
       <TableHead>
         <TableRow>
           {columns.map((c) => {
-            const title = t(`events.columns.${c.id}`);
+            const title = c.title ?? t(`events.columns.${c.id}`);
             if (!c.sort) return <TableCell key={c.id}>{title}</TableCell>;
             const isActive = state.sort === c.sort;
             const sort = c.sort;

@@ -37,6 +37,7 @@ export const SORT_COLUMNS = {
     'last_update_ts',
     'last_check_ts',
     'add_ts',
+    'epss_score',
   ],
   leakcheck: ['email', 'password', 'leak_date', 'main_domain', 'add_ts'],
 } as const satisfies { [S in TScanSubclass]: readonly (typeof EVENT_SORT_KEYS)[S][number][] };
@@ -64,6 +65,8 @@ export type TEventsState = {
   domainMatch: TMatch;
   /** CVE tab: technologies with or without a known vulnerability. */
   vulns: TExistence;
+  /** CVE tab: only CVEs in CISA's Known Exploited Vulnerabilities catalogue. */
+  kev: boolean;
   /** Leaks tab. */
   email: string;
   emailMatch: TMatch;
@@ -103,6 +106,7 @@ export function readState(params: URLSearchParams, subclass: TScanSubclass): TEv
     domain: text('domain'),
     domainMatch: oneOf(params.get('domain_match'), MATCHES, 'contains'),
     vulns: subclass === 'exploit_db' ? oneOf(params.get('vulns'), EXISTENCE, 'all') : 'all',
+    kev: subclass === 'exploit_db' && params.get('kev') === '1',
     email: subclass === 'leakcheck' ? text('email') : '',
     emailMatch: subclass === 'leakcheck' ? oneOf(params.get('email_match'), MATCHES, 'contains') : 'contains',
     password: subclass === 'leakcheck' ? oneOf(params.get('password'), EXISTENCE, 'all') : 'all',
@@ -122,6 +126,7 @@ export function writeState(s: TEventsState, subclass: TScanSubclass): URLSearchP
   if (s.domain) q.set('domain', s.domain);
   if (s.domainMatch !== 'contains') q.set('domain_match', s.domainMatch);
   if (subclass === 'exploit_db' && s.vulns !== 'all') q.set('vulns', s.vulns);
+  if (subclass === 'exploit_db' && s.kev) q.set('kev', '1');
   if (subclass === 'leakcheck') {
     if (s.email) q.set('email', s.email);
     if (s.emailMatch !== 'contains') q.set('email_match', s.emailMatch);
@@ -149,6 +154,7 @@ export function hasFilters(s: TEventsState): boolean {
     !!s.subdomain ||
     !!s.domain ||
     s.vulns !== 'all' ||
+    s.kev ||
     !!s.email ||
     s.password !== 'all'
   );
@@ -192,6 +198,7 @@ export function buildBody(s: TEventsState, subclass: TScanSubclass): TAllEventsB
       scan_subclass: 'exploit_db',
       sort_key: severityAsOrdering(s.sort as (typeof SORT_COLUMNS.exploit_db)[number]),
       ...(s.vulns !== 'all' ? { vulnerabilities_existence: s.vulns } : {}),
+      ...(s.kev ? { known_exploited: true } : {}),
     };
   }
   return {

@@ -19,6 +19,7 @@ import { SEVERITIES, type TReport } from '@perimeter/contracts';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { paths } from '../../../config/paths.ts';
+import { ReportNotices } from '../../intel/components/intel-notices.tsx';
 import { SEVERITY_COLOR } from './severity.ts';
 
 const CHANGE_KINDS = ['new', 'fixed', 'regressed'] as const;
@@ -146,10 +147,13 @@ export function ScanFindingsSummary({ report }: { report: TReport }) {
             </li>
           ))}
         </Stack>
+        <ReportNotices notices={summary.notices} />
         <Stack direction="row" sx={{ flexWrap: 'wrap', gap: 1, mb: 3 }}>
           {eventsLinks(report.scan.id, summary.by_subclass).map((l) => (
             <Button key={l.key} variant="outlined" size="small" component={Link} to={l.to}>
-              {t(`scans.findings.open.${l.key}`, { count: l.count })}
+              {l.key === 'leaks' && summary.notices?.includes('leak_check_not_configured')
+                ? t('intel.notices.leakButton')
+                : t(`scans.findings.open.${l.key}`, { count: l.count })}
             </Button>
           ))}
         </Stack>
