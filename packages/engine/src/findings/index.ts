@@ -42,6 +42,7 @@ export {
   type ValidationReport,
   validateTemplates,
 } from '../templates/index.js';
+export { INTRUSIVE_TAGS, isIntrusiveTemplate } from '../templates/intrusive.js';
 export {
   BUILTIN_TEMPLATES_DIR,
   createTemplateStage,

@@ -5,6 +5,7 @@ import type { TemplateFinding } from '../findings/types.js';
 import type { ScanEvent } from '../pipeline/events.js';
 import type { Stage, StageContext } from '../pipeline/stage.js';
 import { defaultExecutors } from '../protocols/index.js';
+import { inputHost, intrusiveGate, isIntrusiveTemplate } from './intrusive.js';
 import type { DnsServer } from './run-types.js';
 import { type LoadedTemplates, loadTemplates } from './template-loader.js';
 import {
@@ -173,6 +174,12 @@ export interface TemplateStageConfig
   /** Template directories; the built-in pack unless `noBuiltin`. */
   dirs?: string[];
   noBuiltin?: boolean;
+  /**
+   * When set, intrusive templates (attack payloads, see `intrusive.ts`) run only on hosts whose
+   * every address is inside these CIDRs or the scan's peer and network targets; unset, they run
+   * everywhere in scope (the engine alone, the CLI, benchmarks).
+   */
+  intrusiveAllow?: string[];
 }
 
 /** Loads the built-in pack and extra directories, keeping the first template of each id. */
@@ -200,7 +207,7 @@ export function createTemplateStage(config: TemplateStageConfig = {}): Stage {
     class: 'class_exploitation',
     subclass: 'exploit_scanner',
     async *run(ctx: StageContext): AsyncIterable<ScanEvent> {
-      const { dirs = [], noBuiltin, ...options } = config;
+      const { dirs = [], noBuiltin, intrusiveAllow, ...options } = config;
       const loaded = await loadTemplateSets([...(noBuiltin ? [] : [BUILTIN_TEMPLATES_DIR]), ...dirs]);
       for (const i of loaded.invalid)
         yield {
@@ -227,7 +234,21 @@ export function createTemplateStage(config: TemplateStageConfig = {}): Stage {
         net.isIP(host) ? host : inv.addressesOf(host)?.[0];
       const dnsServers: DnsServer[] = ctx.resolver.servers.map((s) => ({ host: s.host, port: s.port }));
       const selected = selectTemplates(loaded.templates, options);
-      const total = countJobs(selected, input);
+      // Intrusive templates only where the addresses are proven (or the operator allows them).
+      const permits = intrusiveAllow === undefined ? undefined : intrusiveGate(ctx.targets, intrusiveAllow);
+      const addressesOfHost = (host: string) => (net.isIP(host) ? [host] : (inv.addressesOf(host) ?? []));
+      const isPermitted = (job: TemplateJob) =>
+        !permits || !isIntrusiveTemplate(job.template) || permits(addressesOfHost(inputHost(job.input)));
+      const refused = new Map<string, Set<string>>();
+      if (permits) {
+        for (const job of templateJobs(selected.filter(isIntrusiveTemplate), input)) {
+          if (isPermitted(job)) continue;
+          const host = inputHost(job.input);
+          refused.set(host, (refused.get(host) ?? new Set()).add(job.template.id));
+        }
+      }
+      const refusedJobs = [...refused.values()].reduce((n, ids) => n + ids.size, 0);
+      const total = countJobs(selected, input) - refusedJobs;
       const { tags: _tags, severities: _severities, ...scanOptions } = options;
       const scanner = new TemplateScanner(defaultExecutors, {
         ...scanOptions,
@@ -243,7 +264,10 @@ export function createTemplateStage(config: TemplateStageConfig = {}): Stage {
       const result: TemplateStageResult = { summary: scanner.summary };
       let lastProgress = 0;
       try {
-        for await (const item of scanner.runWithProgress(templateJobs(selected, input))) {
+        const jobs = (function* () {
+          for (const job of templateJobs(selected, input)) if (isPermitted(job)) yield job;
+        })();
+        for await (const item of scanner.runWithProgress(jobs)) {
           if (item.kind === 'finding') yield { type: 'finding', finding: item.finding };
           else if (item.done === total || Date.now() - lastProgress > 1000) {
             lastProgress = Date.now();
@@ -253,6 +277,24 @@ export function createTemplateStage(config: TemplateStageConfig = {}): Stage {
       } finally {
         scanner.summary.templates = selected.length;
         await scanner.close();
+      }
+      if (refused.size > 0) {
+        const hosts = [...refused].map(([host, ids]) => ({
+          host,
+          addresses: addressesOfHost(host),
+          templates: [...ids].sort(),
+        }));
+        yield {
+          type: 'log',
+          level: 'info',
+          stage: 'templates',
+          code: 'intrusive_skipped',
+          message: `${refusedJobs} intrusive template run(s) skipped on ${hosts.length} host(s) whose addresses are not proven (verify them as peers or networks): ${hosts
+            .slice(0, 10)
+            .map((h) => `${h.host} (${h.addresses.join(', ') || 'unresolved'})`)
+            .join(', ')}`,
+          data: { skipped: refusedJobs, hosts: hosts.length },
+        };
       }
       for (const h of result.summary.unresponsiveHosts)
         yield {

@@ -17,7 +17,7 @@ import { z } from 'zod';
 import type { PgBoss as Boss } from '../../lib/queue.ts';
 import type { AppContext } from '../../server/context.ts';
 import { limitsOf } from '../targets/targets-fns.ts';
-import { getUserPlan, type TargetRow } from '../targets/targets-repo.ts';
+import { getUserPlan, type TargetRow, verifiedAddressTargets } from '../targets/targets-repo.ts';
 import { OwnershipCheckUnavailable, recheckOwnership } from '../targets/targets-service.ts';
 import { dnsServers } from '../targets/targets-verify.ts';
 import {
@@ -135,11 +135,25 @@ function targetOf(targets: TargetRow[], f: Finding): string {
   return (targets.find((t) => t.mainDomain === main) ?? (targets[0] as TargetRow)).id;
 }
 
+/**
+ * Where intrusive templates may run (docs/security.md, "Whose servers"): the user's verified
+ * peers and networks and the ranges the operator allows (`PERIMETER_INTRUSIVE_ALLOW`). A verified
+ * domain proves its DNS, not the servers its names point at.
+ */
+export function intrusiveAllowList(env: AppContext['config']['env'], provenTargets: string[]): string[] {
+  const operator = (env.PERIMETER_INTRUSIVE_ALLOW ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  return [...operator, ...provenTargets];
+}
+
 function engineConfig(
   ctx: AppContext,
   subclasses: string[],
   classes: string[],
   plan: ReturnType<typeof limitsOf>,
+  intrusiveAllow: string[],
 ): ScanConfig {
   const env = ctx.config.env;
   const allow = env.PERIMETER_SCAN_ALLOW?.split(',')
@@ -160,7 +174,7 @@ function engineConfig(
     },
     ports: { list: env.PERIMETER_SCAN_PORTS, bannerTimeoutMs: 800 },
     extraStages: createFindingStages({
-      templates: { rateLimit: 0, timeoutMs: 4000 },
+      templates: { rateLimit: 0, timeoutMs: 4000, intrusiveAllow },
       vulndb: { store: new PgVulnStore(db) },
       leaks: { sources: [new PgLeakSource(db, new LeakCipher(ctx.config.secrets.encryptionKey))] },
     }),
@@ -219,7 +233,14 @@ export async function runScan(ctx: AppContext, scanId: string): Promise<void> {
   const plan = limitsOf(await getUserPlan(db, row.userId));
   // The database's clock: findings' last_seen is written with it.
   const runStartedAt = await repo.databaseNow(db);
-  const config = engineConfig(ctx, row.subclasses, row.classes, plan);
+  const proven = await verifiedAddressTargets(db, row.userId);
+  const config = engineConfig(
+    ctx,
+    row.subclasses,
+    row.classes,
+    plan,
+    intrusiveAllowList(ctx.config.env, proven),
+  );
   const stages = stageList(row.subclasses);
   const controller = new AbortController();
   let canceled = false;
