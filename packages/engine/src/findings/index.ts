@@ -16,6 +16,7 @@ export {
   createLeakStage,
   type LeakStageInput,
   type LeakStageOptions,
+  leakFinding,
   runLeakStage,
 } from '../leaks/leak-stage.js';
 export { type LeakRecord, type LeakSource, LeakSourceError } from '../leaks/leak-types.js';
