@@ -2,13 +2,16 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import { LeakCipher } from '@perimeter/engine';
+import { LeakCipher, leakFinding } from '@perimeter/engine';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MIGRATIONS_DIR } from '../src/db/migrate.ts';
 import { loadConfig } from '../src/lib/config/index.ts';
 import { createLogger } from '../src/lib/logger.ts';
-import { rekeyLegacyLeakDigests } from '../src/modules/scans/scans-intel-repo.ts';
+import {
+  rekeyLeakFindingFingerprints,
+  rekeyLegacyLeakDigests,
+} from '../src/modules/scans/scans-intel-repo.ts';
 import { buildApp } from '../src/server/app.ts';
 import { openRuntime } from '../src/server/runtime.ts';
 import { createTestApp, TEST_ENCRYPTION_KEY, TEST_JWT_SECRET, type TestApp } from './support/app.ts';
@@ -91,6 +94,30 @@ describe('leaked passwords at rest', () => {
       { fingerprint: 'lc-long', password: 'S*********!' },
       { fingerprint: 'lc-short', password: '****' },
     ]);
+
+    // The finding's fingerprint hashed the old digest too: re-keyed once, to what scans now compute.
+    await pool.query(
+      `update findings_leakcheck set password_encrypted = $1, leak_date = '2019-07-14' where fingerprint = 'lc-long'`,
+      [cipher.encrypt('Summer2019!')],
+    );
+    await pool.query(`delete from system_settings where key = 'leak_fingerprints_keyed'`);
+    expect(await rekeyLeakFindingFingerprints(db, cipher)).toBe(1);
+    const expected = leakFinding(
+      {
+        email: 'a@old.example',
+        leakDate: '2019-07-14',
+        passwordDigest: cipher.digest('Summer2019!'),
+        passwordMasked: 'S*********!',
+        sources: ['x'],
+      },
+      'old.example',
+    ).fingerprint;
+    const { rows: fps } = await pool.query<{ fingerprint: string }>(
+      `select fingerprint from findings_leakcheck where email = 'a@old.example'`,
+    );
+    expect(fps).toEqual([{ fingerprint: expected }]);
+    // Once per database.
+    expect(await rekeyLeakFindingFingerprints(db, cipher)).toBe(0);
   });
 });
 

@@ -6,7 +6,7 @@ import { type AppConfig, loadConfig } from '../lib/config/index.ts';
 import { createLogger, type Logger } from '../lib/logger.ts';
 import { createAccountMailDispatcher } from '../modules/auth/auth-mail.ts';
 import { createMailer } from '../modules/mail/mail-service.ts';
-import { rekeyLegacyLeakDigests } from '../modules/scans/scans-intel-repo.ts';
+import { rekeyLeakFindingFingerprints, rekeyLegacyLeakDigests } from '../modules/scans/scans-intel-repo.ts';
 import { createMaintenanceState, type MaintenanceState } from '../modules/system/system-service.ts';
 import type { AppContext } from './context.ts';
 
@@ -34,7 +34,9 @@ export async function openRuntime(config: AppConfig = loadConfig(), logger?: Log
   try {
     database = connectDatabase(databaseUrl);
     await migrateDatabase(database);
-    await rekeyLegacyLeakDigests(database.db, new LeakCipher(config.secrets.encryptionKey));
+    const leakCipher = new LeakCipher(config.secrets.encryptionKey);
+    await rekeyLegacyLeakDigests(database.db, leakCipher);
+    await rekeyLeakFindingFingerprints(database.db, leakCipher);
   } catch (err) {
     await database?.close();
     await embedded?.stop();

@@ -19,6 +19,8 @@ export function labServerEnv(lab: Lab): Record<string, string> {
     PERIMETER_ALLOW_PRIVATE_TARGETS: 'true',
     PERIMETER_DNS_SERVERS: `${lab.dns.host}:${lab.dns.port}`,
     PERIMETER_SCAN_ALLOW: `${lab.subnet}.0/24`,
+    // The lab's domains point at the lab's own addresses: intrusive templates may run there.
+    PERIMETER_INTRUSIVE_ALLOW: `${lab.subnet}.0/24`,
     PERIMETER_CT_URL: lab.ctUrl,
     PERIMETER_SCAN_PORTS: ports.join(','),
     WORKER_CONCURRENCY: '2',

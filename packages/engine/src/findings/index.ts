@@ -16,6 +16,7 @@ export {
   createLeakStage,
   type LeakStageInput,
   type LeakStageOptions,
+  leakFinding,
   runLeakStage,
 } from '../leaks/leak-stage.js';
 export { type LeakRecord, type LeakSource, LeakSourceError } from '../leaks/leak-types.js';
@@ -42,6 +43,7 @@ export {
   type ValidationReport,
   validateTemplates,
 } from '../templates/index.js';
+export { INTRUSIVE_TAGS, isIntrusiveTemplate } from '../templates/intrusive.js';
 export {
   DEFAULT_EXCLUDED_TAGS,
   type IgnoreList,

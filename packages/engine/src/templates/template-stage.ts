@@ -5,6 +5,7 @@ import type { TemplateFinding } from '../findings/types.js';
 import type { ScanEvent } from '../pipeline/events.js';
 import type { Stage, StageContext } from '../pipeline/stage.js';
 import { defaultExecutors } from '../protocols/index.js';
+import { inputHost, intrusiveGate, isIntrusiveTemplate } from './intrusive.js';
 import type { DnsServer } from './run-types.js';
 import { countSkipReasons, type LoadedTemplates, loadTemplates } from './template-loader.js';
 import {
@@ -177,6 +178,12 @@ export interface TemplateStageConfig
   /** Template directories; the built-in pack unless `noBuiltin`. */
   dirs?: string[];
   noBuiltin?: boolean;
+  /**
+   * When set, intrusive templates (attack payloads, see `intrusive.ts`) run only on hosts whose
+   * every address is inside these CIDRs or the scan's peer and network targets; unset, they run
+   * everywhere in scope (the engine alone, the CLI, benchmarks).
+   */
+  intrusiveAllow?: string[];
 }
 
 /** A template that replaced another of the same id (the operator's copy wins). */
@@ -234,7 +241,7 @@ export function createTemplateStage(config: TemplateStageConfig = {}): Stage {
     class: 'class_exploitation',
     subclass: 'exploit_scanner',
     async *run(ctx: StageContext): AsyncIterable<ScanEvent> {
-      const { dirs = [], noBuiltin, ...options } = config;
+      const { dirs = [], noBuiltin, intrusiveAllow, ...options } = config;
       const loaded = await loadTemplateSets([...(noBuiltin ? [] : [BUILTIN_TEMPLATES_DIR]), ...dirs], {
         builtinDirs: [BUILTIN_TEMPLATES_DIR],
       });
@@ -275,7 +282,21 @@ export function createTemplateStage(config: TemplateStageConfig = {}): Stage {
         ...options,
         excludeTags: options.excludeTags ?? [...DEFAULT_EXCLUDED_TAGS],
       });
-      const total = countJobs(selected, input);
+      // Intrusive templates only where the addresses are proven (or the operator allows them).
+      const permits = intrusiveAllow === undefined ? undefined : intrusiveGate(ctx.targets, intrusiveAllow);
+      const addressesOfHost = (host: string) => (net.isIP(host) ? [host] : (inv.addressesOf(host) ?? []));
+      const isPermitted = (job: TemplateJob) =>
+        !permits || !isIntrusiveTemplate(job.template) || permits(addressesOfHost(inputHost(job.input)));
+      const refused = new Map<string, Set<string>>();
+      if (permits) {
+        for (const job of templateJobs(selected.filter(isIntrusiveTemplate), input)) {
+          if (isPermitted(job)) continue;
+          const host = inputHost(job.input);
+          refused.set(host, (refused.get(host) ?? new Set()).add(job.template.id));
+        }
+      }
+      const refusedJobs = [...refused.values()].reduce((n, ids) => n + ids.size, 0);
+      const total = countJobs(selected, input) - refusedJobs;
       const {
         tags: _tags,
         severities: _severities,
@@ -298,7 +319,10 @@ export function createTemplateStage(config: TemplateStageConfig = {}): Stage {
       ctx.report.plan(total);
       let lastProgress = 0;
       try {
-        for await (const item of scanner.runWithProgress(templateJobs(selected, input))) {
+        const jobs = (function* () {
+          for (const job of templateJobs(selected, input)) if (isPermitted(job)) yield job;
+        })();
+        for await (const item of scanner.runWithProgress(jobs)) {
           if (item.kind === 'finding') {
             yield { type: 'finding', finding: item.finding };
             continue;
@@ -320,6 +344,24 @@ export function createTemplateStage(config: TemplateStageConfig = {}): Stage {
       }
       const summary = result.summary;
       if (summary.tasks < total) summary.incomplete.not_started = total - summary.tasks;
+      if (refused.size > 0) {
+        const hosts = [...refused].map(([host, ids]) => ({
+          host,
+          addresses: addressesOfHost(host),
+          templates: [...ids].sort(),
+        }));
+        yield {
+          type: 'log',
+          level: 'info',
+          stage: 'templates',
+          code: 'intrusive_skipped',
+          message: `${refusedJobs} intrusive template run(s) skipped on ${hosts.length} host(s) whose addresses are not proven (verify them as peers or networks): ${hosts
+            .slice(0, 10)
+            .map((h) => `${h.host} (${h.addresses.join(', ') || 'unresolved'})`)
+            .join(', ')}`,
+          data: { skipped: refusedJobs, hosts: hosts.length },
+        };
+      }
       for (const h of summary.unresponsiveHosts)
         yield {
           type: 'log',

@@ -62,6 +62,18 @@ export const ZEnv = z.object({
   PERIMETER_SCAN_PORTS: z.string().default('top100'),
   /** Comma-separated CIDRs: when set, scans may contact only these ranges (the lab uses 127.0.0.0/8). */
   PERIMETER_SCAN_ALLOW: z.string().optional(),
+  /**
+   * Comma-separated CIDRs where intrusive templates may run on hosts a verified domain points at,
+   * without the user having proved the address (`0.0.0.0/0,::/0` for everywhere). Unset: only on
+   * addresses inside the user's verified peers and networks.
+   */
+  PERIMETER_INTRUSIVE_ALLOW: z
+    .string()
+    .refine(
+      (v) => v.split(',').every((c) => c.trim() === '' || /^[0-9a-fA-F.:]+\/\d{1,3}$/.test(c.trim())),
+      'must be a comma-separated list of CIDRs',
+    )
+    .optional(),
   /** Use only the first N labels of the built-in subdomain wordlist (all of them when unset). */
   PERIMETER_SCAN_WORDLIST_LIMIT: z.coerce.number().int().min(0).max(1_000_000).optional(),
   /** crt.sh-compatible certificate-transparency API for subdomain discovery; off when unset. */

@@ -1,4 +1,5 @@
 import {
+  findingFingerprint,
   type LeakCipher,
   type LeakRecord,
   type LeakSource,
@@ -7,9 +8,10 @@ import {
   type VulnRecord,
   type VulnStore,
 } from '@perimeter/engine';
-import { eq, inArray, sql } from 'drizzle-orm';
+import { eq, inArray, isNotNull, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '../../db/client.ts';
-import { leakRecords, vulnProducts, vulnRecords } from '../../db/schema/index.ts';
+import { findingsLeakcheck, leakRecords, vulnProducts, vulnRecords } from '../../db/schema/index.ts';
+import { getSetting, putSetting } from '../system/system-repo.ts';
 
 function productKeys(record: VulnRecord): string[] {
   const keys = new Set<string>();
@@ -291,4 +293,46 @@ export async function rekeyLegacyLeakDigests(db: Db, cipher: LeakCipher): Promis
       done += 1;
     }
   }
+}
+
+const LEAK_FINGERPRINTS_KEY = 'leak_fingerprints_keyed';
+
+/**
+ * Leak findings with a password were keyed by the old unsalted digest, which their fingerprint
+ * still hashes (a word list could be tried against it). Once per database, the fingerprints are
+ * recomputed with the keyed digest — the same ones new scans compute, so re-scans keep updating
+ * those findings instead of reporting them fixed and new.
+ */
+export async function rekeyLeakFindingFingerprints(db: Db, cipher: LeakCipher): Promise<number> {
+  if (await getSetting<boolean>(db, LEAK_FINGERPRINTS_KEY)) return 0;
+  const rows = await db
+    .select({
+      id: findingsLeakcheck.id,
+      email: findingsLeakcheck.email,
+      leakDate: findingsLeakcheck.leakDate,
+      passwordEncrypted: findingsLeakcheck.passwordEncrypted,
+      fingerprint: findingsLeakcheck.fingerprint,
+    })
+    .from(findingsLeakcheck)
+    .where(isNotNull(findingsLeakcheck.passwordEncrypted));
+  let changed = 0;
+  for (const row of rows) {
+    let digest: string;
+    try {
+      digest = cipher.digest(cipher.decrypt(row.passwordEncrypted as string));
+    } catch {
+      continue; // sealed with another key: left as it is
+    }
+    // The same parts as the engine's leakFinding: e-mail, date, password digest, no sources.
+    const fingerprint = findingFingerprint('leakcheck', row.email, row.leakDate ?? undefined, digest, '');
+    if (fingerprint === row.fingerprint) continue;
+    await db
+      .update(findingsLeakcheck)
+      .set({ fingerprint })
+      .where(eq(findingsLeakcheck.id, row.id))
+      .catch(() => {}); // an equal finding already has it: keep both rather than fail start-up
+    changed += 1;
+  }
+  await putSetting(db, LEAK_FINGERPRINTS_KEY, true);
+  return changed;
 }

@@ -24,7 +24,7 @@ import type { AppContext } from '../../server/context.ts';
 import { countLeakRecords } from '../intel/intel-repo.ts';
 import { databaseInfo, leakProviders } from '../intel/intel-service.ts';
 import { limitsOf } from '../targets/targets-fns.ts';
-import { getUserPlan, type TargetRow } from '../targets/targets-repo.ts';
+import { getUserPlan, type TargetRow, verifiedAddressTargets } from '../targets/targets-repo.ts';
 import { OwnershipCheckUnavailable, recheckOwnership } from '../targets/targets-service.ts';
 import { dnsServers } from '../targets/targets-verify.ts';
 import { templateSelection } from '../templates/templates-fns.ts';
@@ -170,11 +170,25 @@ function targetOf(targets: TargetRow[], f: Finding): string {
   return (targets.find((t) => t.mainDomain === main) ?? (targets[0] as TargetRow)).id;
 }
 
+/**
+ * Where intrusive templates may run (docs/security.md, "Whose servers"): the user's verified
+ * peers and networks and the ranges the operator allows (`PERIMETER_INTRUSIVE_ALLOW`). A verified
+ * domain proves its DNS, not the servers its names point at.
+ */
+export function intrusiveAllowList(env: AppContext['config']['env'], provenTargets: string[]): string[] {
+  const operator = (env.PERIMETER_INTRUSIVE_ALLOW ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  return [...operator, ...provenTargets];
+}
+
 function engineConfig(
   ctx: AppContext,
   row: repo.ScanRow,
   plan: ReturnType<typeof limitsOf>,
   sets: ScanTemplateSets,
+  intrusiveAllow: string[],
 ): ScanConfig {
   const { subclasses, classes } = row;
   const env = ctx.config.env;
@@ -200,6 +214,7 @@ function engineConfig(
         rateLimit: 0,
         timeoutMs: 4000,
         dirs: sets.dirs,
+        intrusiveAllow,
         ...templateSelection(row.templateSelection, sets.ignore),
       },
       vulndb: { store: new PgVulnStore(db) },
@@ -299,7 +314,8 @@ export async function runScan(ctx: AppContext, scanId: string): Promise<void> {
     ? await scanTemplateSets(ctx)
     : { dirs: [], sets: [], ignore: [] };
   await repo.writeProgress(db, scanId, { templateSets: sets.sets, partial: null });
-  const config = engineConfig(ctx, row, plan, sets);
+  const proven = await verifiedAddressTargets(db, row.userId);
+  const config = engineConfig(ctx, row, plan, sets, intrusiveAllowList(ctx.config.env, proven));
   const notices = await intelNotices(ctx, row.subclasses);
   const coverage = new ScanCoverage();
   let fixRule: repo.FixRule | undefined;

@@ -280,3 +280,19 @@ export async function latestScopeSummaries(
     technologies: r.technologies,
   }));
 }
+
+/** The values of a user's verified, enabled peer and network targets: the addresses they proved. */
+export async function verifiedAddressTargets(db: DbOrTx, userId: string): Promise<string[]> {
+  const rows = await db
+    .select({ value: targets.value })
+    .from(targets)
+    .where(
+      and(
+        eq(targets.userId, userId),
+        eq(targets.verified, true),
+        eq(targets.disabled, false),
+        inArray(targets.targetType, ['peer', 'network']),
+      ),
+    );
+  return rows.map((r) => r.value);
+}

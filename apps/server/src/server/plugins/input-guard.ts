@@ -25,6 +25,8 @@ export function findBadString(root: unknown, maxLength: number): [string, string
   const stack: Array<[unknown, string]> = [[root, '']];
   while (stack.length > 0) {
     const [value, path] = stack.pop()!;
+    // Raw bodies (the Stripe webhook's signed bytes) are checked by their own route.
+    if (ArrayBuffer.isView(value)) continue;
     if (typeof value === 'string') {
       const reason = badStringReason(value, maxLength);
       if (reason) return [path || 'non_field_errors', reason];

@@ -2,7 +2,15 @@
 export const FAQ_GROUPS = [
   {
     id: 'verification',
-    items: ['whyVerify', 'verifyDomain', 'verifyPeer', 'verifyNetwork', 'recheck', 'privateAddresses'],
+    items: [
+      'whyVerify',
+      'verifyDomain',
+      'verifyPeer',
+      'verifyNetwork',
+      'recheck',
+      'privateAddresses',
+      'unprovenAddresses',
+    ],
   },
   {
     id: 'scanning',
