@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { ScanEvent } from '../pipeline/events.js';
 import { Inventory } from '../pipeline/inventory.js';
 import type { StageContext } from '../pipeline/stage.js';
+import { ScanCoverage, StageReport } from '../pipeline/stage-report.js';
 import { BUILTIN_TEMPLATES_DIR, createTemplateStage, loadTemplateSets } from './template-stage.js';
 
 const template = (id: string, word: string) =>
@@ -54,6 +55,7 @@ describe('the template stage', () => {
       resolver: { servers: [] },
       signal: new AbortController().signal,
       isInTarget: () => false,
+      report: new StageReport('templates', new ScanCoverage()),
     } as unknown as StageContext;
     const events: ScanEvent[] = [];
     for await (const e of createTemplateStage({ dirs: [operator], rateLimit: 0 }).run(ctx)) events.push(e);

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ScanEvent, UrlAsset } from '../pipeline/events.js';
 import { Inventory } from '../pipeline/inventory.js';
 import type { StageContext } from '../pipeline/stage.js';
+import { ScanCoverage, StageReport } from '../pipeline/stage-report.js';
 import { createTemplateStage } from './template-stage.js';
 import { tpl } from './test-helpers.js';
 
@@ -51,6 +52,7 @@ function contextFor(url: string): StageContext {
     resolver: { servers: [] },
     policy: { isAllowed: () => true },
     isInTarget: () => true,
+    report: new StageReport('templates', new ScanCoverage()),
     signal: new AbortController().signal,
   } as unknown as StageContext;
 }
