@@ -19,6 +19,7 @@ const state: TEventsState = {
   email: '',
   emailMatch: 'contains',
   password: 'all',
+  kev: false,
 };
 
 function nginxOn(n: number, host: string, port: number | null): TEvent {
@@ -36,6 +37,15 @@ function nginxOn(n: number, host: string, port: number | null): TEvent {
     first_seen: '2026-11-01T00:00:00Z',
     last_seen: '2026-11-01T00:00:00Z',
     fixed_at: null,
+    kev: false,
+    kev_date_added: null,
+    kev_due_date: null,
+    kev_ransomware: false,
+    epss_score: null,
+    epss_percentile: null,
+    match_confidence: null,
+    backport_note: null,
+    package_revision: null,
     scan_subclass: 'exploit_db',
     tech: 'nginx',
     version: '1.14.0',
