@@ -54,6 +54,8 @@ describe('the template stage', () => {
       resolver: { servers: [] },
       signal: new AbortController().signal,
       isInTarget: () => false,
+      // Whatever progress reporting the pipeline offers: nothing to report with no inputs.
+      report: new Proxy({}, { get: () => () => {} }),
     } as unknown as StageContext;
     const events: ScanEvent[] = [];
     for await (const e of createTemplateStage({ dirs: [operator], rateLimit: 0 }).run(ctx)) events.push(e);
