@@ -37,6 +37,8 @@ export interface Interpolated {
 interface Placeholder {
   parts: Segment[];
   section?: boolean;
+  /** The trimmed content when it holds no inner marker (most placeholders): no re-render. */
+  plain?: string;
 }
 
 type Segment = string | Placeholder;
@@ -99,6 +101,15 @@ export function segmentsOf(text: string): Segment[] {
     const idx = parent.findIndex((p) => typeof p !== 'string' && p.parts === parts);
     parent.splice(idx, 1, '{{', ...parts);
   }
+  const markPlain = (parts: Segment[]): void => {
+    for (const p of parts) {
+      if (typeof p === 'string') continue;
+      if (p.parts.length === 1 && typeof p.parts[0] === 'string') p.plain = p.parts[0].trim();
+      else if (p.parts.length === 0) p.plain = '';
+      else markPlain(p.parts);
+    }
+  };
+  markPlain(root);
   cached = root;
   if (segmentCache.size > 10000) segmentCache.clear();
   segmentCache.set(text, cached);
@@ -112,10 +123,17 @@ function render(parts: Segment[], vars: DslContext, unresolved: string[]): strin
 }
 
 function resolve(p: Placeholder, vars: DslContext, unresolved: string[]): string {
-  const inner = render(p.parts, vars, unresolved);
+  if (p.plain !== undefined) {
+    const direct = get(vars, p.plain);
+    if (direct !== undefined) return toDslString(direct);
+  }
+  const inner =
+    p.plain !== undefined && p.parts.length === 1
+      ? (p.parts[0] as string)
+      : render(p.parts, vars, unresolved);
   const whole = p.section ? `§${inner}§` : `{{${inner}}}`;
-  const expr = inner.trim();
-  const direct = get(vars, expr);
+  const expr = p.plain ?? inner.trim();
+  const direct = p.plain === undefined ? get(vars, expr) : undefined;
   if (direct !== undefined) return toDslString(direct);
   if (PLAIN_NAME.test(expr)) {
     // `{{randstr}}`: a helper that takes no arguments may be written as a bare name.

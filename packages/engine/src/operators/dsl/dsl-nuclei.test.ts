@@ -140,6 +140,11 @@ describe('placeholders nuclei-style', () => {
     },
   );
 
+  it('sends a payload value holding {{…}} as it is, not evaluated again', () => {
+    const r = interpolate('{{BaseURL}}/?q={{p}}', { BaseURL: 'http://h', p: '{{7*7}}{{BaseURL}}' });
+    expect(r).toEqual({ text: 'http://h/?q={{7*7}}{{BaseURL}}', unresolved: [] });
+  });
+
   it('bare zero-argument helpers nest', () => {
     expect(interpolate("{{to_upper('{{randstr}}')}}", {}).text).toMatch(/^[A-Z0-9]{27}$/);
   });
