@@ -110,6 +110,7 @@ function readMatcher(m: Record<string, unknown>): Outcome<Matcher> {
   const negative = m.negative === true;
   const condition = m.condition === 'and' ? 'and' : 'or';
   const part = String(m.part ?? 'body');
+  if (part.startsWith('interactsh')) return { skip: 'out-of-band (interactsh) part' };
   const known = BODY_PARTS.has(part) || HEADER_PARTS.has(part) || /^[a-z][a-z0-9_]*$/.test(part);
   if (!known) return { skip: `matcher part ${part}` };
   const hasBraces = (xs: unknown[]) => xs.some((x) => String(x).includes('{{'));
@@ -237,6 +238,7 @@ function unsupportedDsl(node: DslNode): string | undefined {
     case 'literal':
       return undefined;
     case 'var':
+      if (node.name.startsWith('interactsh')) return 'out-of-band (interactsh) variable';
       return DSL_VARS.test(node.name) && !/_\d+$/.test(node.name) && !NOT_RESPONSE_VARS.has(node.name)
         ? undefined
         : `variable ${node.name}`;

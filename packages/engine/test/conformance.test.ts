@@ -42,6 +42,13 @@ const ZONE = 'conformance.test';
  * here fails the test; a listed one that passes is reported (the list should then shrink).
  */
 const EXCEPTIONS: Record<string, string> = {
+  'cucm-username-enumeration':
+    'language: xpath function concat() in an extractor (the template is not loaded)',
+  'cisco-ise-admin-panel': 'language: DSL function date_time in an extractor (the template is not loaded)',
+  'neo4j-neodash-config':
+    "language: jq comma operator '.a,.b' in a json extractor (the template is not loaded)",
+  'phoenix-contact-charx-multiple-vulnerabilities':
+    'language: jq capture() with flags in a json extractor (the template is not loaded)',
   'switch-protocol':
     'http client: undici cannot hand back a 101 Switching Protocols answer to a request that did not ask to upgrade (it fails the request); nuclei reads it as the response',
 };
@@ -52,7 +59,10 @@ interface Case {
   id: string;
   file: string;
   spec: MatcherSpec;
-  template: CompiledTemplate;
+  /** Undefined when the engine does not load the template (a failure on every host it fires on). */
+  template?: CompiledTemplate;
+  /** Why the engine did not load it. */
+  notLoaded?: string;
   positive: SynthResponse;
   near?: SynthResponse;
 }
@@ -117,19 +127,20 @@ describe.skipIf(!corpusDir)('conformance with nuclei on the community corpus', (
         count(positive.skip);
         continue;
       }
+      // The sample does not depend on what the engine loads today: a template it refuses
+      // stays in, silent everywhere, and must be listed as an exception.
       const compiled = compileTemplateSource(source, file, { templatesDir: root });
-      if (compiled.status !== 'ok') {
-        // The load test (template language) accounts for these.
-        count(`engine: template ${compiled.status}`);
-        continue;
-      }
       const near = nearMissResponse(spec.ok);
       ids.add(spec.ok.id);
       cases.push({
         id: spec.ok.id,
         file: path.relative(root, file),
         spec: spec.ok,
-        template: compiled.template,
+        ...(compiled.status === 'ok'
+          ? { template: compiled.template }
+          : {
+              notLoaded: `${compiled.status}: ${'field' in compiled ? `${compiled.field}: ` : ''}${compiled.reason}`,
+            }),
         positive: positive.ok,
         ...('ok' in near ? { near: near.ok } : {}),
       });
@@ -187,15 +198,19 @@ describe.skipIf(!corpusDir)('conformance with nuclei on the community corpus', (
       add('control', '404 host');
       for (const step of [1, 17]) add(`t${(i + step) % cases.length}-pos`, 'other template host');
     });
-    const jobs: TemplateJob[] = tasks.map((t) => ({
-      template: (cases[t.i] as Case).template,
-      input: url(t.label),
-    }));
+    const jobs: TemplateJob[] = [];
+    for (const t of tasks) {
+      const template = (cases[t.i] as Case).template;
+      if (template) jobs.push({ template, input: url(t.label) });
+    }
     const scanner = new TemplateScanner(defaultExecutors, {
       rateLimit: 0,
       concurrency: 48,
       perHostConcurrency: 4,
       timeoutMs: 10_000,
+      // Hosts are shared by many templates here: one template's failed requests must not
+      // skip a host for the others.
+      hostErrorBudget: Number.MAX_SAFE_INTEGER,
       resolve: (host) => (host.endsWith(`.${ZONE}`) ? SERVER_IP : undefined),
       log: (_level, message) => {
         if (errorLog.length < 30) errorLog.push(message);
@@ -229,7 +244,7 @@ describe.skipIf(!corpusDir)('conformance with nuclei on the community corpus', (
       if (got !== t.expected)
         failures.set(c.id, [
           ...(failures.get(c.id) ?? []),
-          `${got ? 'fired' : 'silent'} on ${t.kind} ${t.label} (nuclei: ${t.expected ? 'fires' : 'silent'})`,
+          `${got ? 'fired' : 'silent'} on ${t.kind} ${t.label} (nuclei: ${t.expected ? 'fires' : 'silent'})${c.notLoaded ? ` — not loaded: ${c.notLoaded}` : ''}`,
         ]);
     }
     const recall = tp / (tp + fn);

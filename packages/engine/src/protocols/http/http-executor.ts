@@ -58,10 +58,15 @@ export function buildHttpRequest(
   const head = sep < 0 ? text : text.slice(0, sep);
   const body = sep < 0 ? '' : text.slice(sep + 2);
   const [requestLine = '', ...headerLines] = head.split('\n');
-  const m = /^([A-Za-z]+)\s+(\S+)(?:\s+HTTP\/[\d.]+)?\s*$/.exec(requestLine.trim());
-  if (!m) throw new Error(`invalid raw request line '${requestLine}'`);
-  const method = (m[1] as string).toUpperCase();
-  const target = m[2] as string;
+  // As nuclei reads it: the method, then the target; what follows the target (the version,
+  // a second version, a comment) is ignored. `GET HTTP/1.1` keeps the input's own path.
+  const fields = requestLine.trim().split(/\s+/);
+  const verb = fields[0] ?? '';
+  if (fields.length < 2 || !/^[A-Za-z]+$/.test(verb))
+    throw new Error(`invalid raw request line '${requestLine}'`);
+  const method = verb.toUpperCase();
+  let target = fields[1] as string;
+  if (fields.length === 2 && target.includes('HTTP/')) target = '';
   const headers: Record<string, string> = {};
   for (const line of headerLines) {
     const i = line.indexOf(':');
@@ -70,7 +75,12 @@ export function buildHttpRequest(
   }
   for (const [k, v] of Object.entries(req.headers)) headers[k] = fill(v, vars);
   const root = String(vars.RootURL ?? '');
-  let url = /^https?:\/\//i.test(target) ? target : `${root}${target.startsWith('/') ? '' : '/'}${target}`;
+  let url =
+    target === ''
+      ? String(vars.BaseURL ?? root)
+      : /^https?:\/\//i.test(target)
+        ? target
+        : `${root}${target.startsWith('/') ? '' : '/'}${target}`;
   const a = spec.annotated;
   if (a.host) url = withAuthority(url, fill(a.host, vars));
   let hostHeader: string | undefined;

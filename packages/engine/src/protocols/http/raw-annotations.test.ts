@@ -102,6 +102,23 @@ describe('requests built from annotated raw requests', () => {
     expect(init.headers.Host).toBe(hostHeader);
   });
 
+  it.each([
+    // request line as written, method and URL sent (nuclei: method, target, the rest ignored)
+    [
+      'POST /wp-admin/admin-ajax.php HTTP/1.1 HTTP/1.1',
+      'POST',
+      'https://app.example:8443/wp-admin/admin-ajax.php',
+    ],
+    ['GET /api/.%09./info HTTP/1.1 # Mitigation bypass', 'GET', 'https://app.example:8443/api/.%09./info'],
+    ['GET /file=<!DOCTYPE html>', 'GET', 'https://app.example:8443/file=<!DOCTYPE'],
+    ['get /lower HTTP/1.0', 'GET', 'https://app.example:8443/lower'],
+    ['GET HTTP/1.1', 'GET', 'https://app.example:8443/base'],
+  ])('request line %j', (line, method, url) => {
+    const init = build('', `${line}\n        Host: {{Hostname}}`);
+    expect(init.method).toBe(method);
+    expect(init.url).toBe(url);
+  });
+
   it('@tls-sni: request.host takes a virtual host from the Host header', () => {
     const init = build('@tls-sni: request.host', 'GET / HTTP/1.1\n        Host: vhost.internal:8443');
     expect(init.servername).toBe('vhost.internal');
