@@ -181,10 +181,10 @@ export const sslExecutor: ProtocolExecutor = async function* (req, vars, ctx, st
       signal: ctx.signal,
     });
   } catch (err) {
-    // A refused protocol version is an answer, not a host error.
+    // A refused protocol version is an answer (no match), not an error: the check ran.
     const msg = (err as Error).message;
-    if (!/version|protocol|handshake|alert/i.test(msg) && !ctx.signal.aborted)
-      ctx.hosts.recordError(endpoint, msg);
+    if (/version|protocol|handshake|alert/i.test(msg) && !/timeout/i.test(msg)) return;
+    if (!ctx.signal.aborted) ctx.hosts.recordError(endpoint, msg);
     state.errors.push(`ssl ${endpoint}: ${msg}`);
     return;
   } finally {
