@@ -77,6 +77,31 @@ describe('honest completion', () => {
     expect(coverage.isDecided('dns-checks', 'check', 'h7.partial.test')).toBe(false);
   });
 
+  it('a stage its time limit ends is partial with the limit as the reason', async () => {
+    const slow: Stage = {
+      name: 'ports-deep',
+      class: 'class_exploitation',
+      timeoutMs: 300,
+      async *run(ctx) {
+        ctx.report.plan(1000);
+        while (!ctx.signal.aborted) {
+          ctx.report.done();
+          yield { type: 'progress', stage: 'ports-deep', done: ctx.report.ran, total: 1000 };
+          await new Promise((r) => setTimeout(r, 20));
+        }
+      },
+    };
+    const r = await collectScan(scan('127.0.210.1', config({ extraStages: [slow] })));
+    const stage = r.summary?.stages.find((s) => s.name === 'ports-deep');
+    expect(stage).toMatchObject({ status: 'timeout', reason: 'time limit 300 ms reached', partial: true });
+    expect(stage?.ran).toBeGreaterThan(0);
+    expect(stage?.ran).toBeLessThan(1000);
+    expect(stage?.skipped).toEqual([
+      { reason: 'not run: time limit 300 ms reached', count: 1000 - (stage?.ran ?? 0), examples: [] },
+    ]);
+    expect(r.summary?.partial).toBe(true);
+  });
+
   it('a scan where every stage finished is not partial', async () => {
     const r = await collectScan(scan('127.0.210.1', config({ extraStages: [] })));
     expect(r.summary?.partial).toBe(false);

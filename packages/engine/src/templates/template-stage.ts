@@ -180,6 +180,28 @@ export interface TemplateStageConfig
   /** Template directories; the built-in pack unless `noBuiltin`. */
   dirs?: string[];
   noBuiltin?: boolean;
+  /**
+   * When set, the loaded templates are kept in this process and reused by the next stage with
+   * the same key: the caller promises the folders' content is what the key names (the server
+   * passes the template sets' content hashes), so a corpus is compiled once per worker.
+   */
+  cacheKey?: string;
+}
+
+let loadCache: { key: string; loaded: Promise<LoadedTemplates> } | null = null;
+
+function loadStageTemplates(dirs: string[], cacheKey: string | undefined): Promise<LoadedTemplates> {
+  if (cacheKey === undefined) return loadTemplateSets(dirs);
+  const key = `${cacheKey}\u0000${dirs.join('\u0000')}`;
+  if (loadCache?.key !== key) {
+    const loaded = loadTemplateSets(dirs);
+    loadCache = { key, loaded };
+    // A failed load is not kept.
+    loaded.catch(() => {
+      if (loadCache?.loaded === loaded) loadCache = null;
+    });
+  }
+  return loadCache.loaded;
 }
 
 /** Loads the built-in pack and extra directories, keeping the first template of each id. */
@@ -207,8 +229,11 @@ export function createTemplateStage(config: TemplateStageConfig = {}): Stage {
     class: 'class_exploitation',
     subclass: 'exploit_scanner',
     async *run(ctx: StageContext): AsyncIterable<ScanEvent> {
-      const { dirs = [], noBuiltin, ...options } = config;
-      const loaded = await loadTemplateSets([...(noBuiltin ? [] : [BUILTIN_TEMPLATES_DIR]), ...dirs]);
+      const { dirs = [], noBuiltin, cacheKey, ...options } = config;
+      const loaded = await loadStageTemplates(
+        [...(noBuiltin ? [] : [BUILTIN_TEMPLATES_DIR]), ...dirs],
+        cacheKey,
+      );
       for (const i of loaded.invalid)
         yield {
           type: 'log',

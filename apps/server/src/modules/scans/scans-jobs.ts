@@ -170,6 +170,8 @@ function engineConfig(
         rateLimit: 0,
         timeoutMs: 4000,
         dirs: sets.dirs,
+        // Sets are content-addressed: one compile per worker process for the same sets.
+        cacheKey: sets.sets.map((x) => x.hash).join(','),
         ...templateSelection(row.templateSelection, sets.ignore),
       },
       vulndb: { store: new PgVulnStore(db) },
