@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import dgram from 'node:dgram';
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,6 +10,7 @@ import type { ScanConfig } from '../src/pipeline/scan-config.js';
 import type { Stage } from '../src/pipeline/stage.js';
 import { ScanCoverage, StageReport } from '../src/pipeline/stage-report.js';
 import { BUILTIN_TEMPLATES_DIR, scopeOfInput } from '../src/templates/template-stage.js';
+import { REPO_ROOT } from './helpers.js';
 import { collectScan } from './scan-events.js';
 
 /**
@@ -140,6 +142,29 @@ describe('honest completion', () => {
     expect(coverage.tracks('templates')).toBe(true);
     expect(coverage.isDecided('templates', 'dmarc-policy-none', 'partial.test')).toBe(false);
   });
+
+  it('perimeter-scan prints PARTIAL with the reason and exits with status 3', async () => {
+    const bin = path.join(REPO_ROOT, 'packages/engine/bin/perimeter-scan.mjs');
+    const args = [
+      bin,
+      'partial.test',
+      '--dns-server',
+      `127.0.210.53:${silent.address().port}`,
+      '--resources-only',
+      '--ports',
+      '1',
+      '--no-bruteforce',
+      '--allow-private',
+    ];
+    const r = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      execFile(process.execPath, args, { cwd: REPO_ROOT, timeout: 60_000 }, (err, stdout, stderr) =>
+        resolve({ code: err ? ((err as { code?: number }).code ?? null) : 0, stdout, stderr }),
+      );
+    });
+    expect(r.code).toBe(3);
+    expect(r.stdout).toMatch(/PARTIAL in /);
+    expect(r.stderr).toMatch(/PARTIAL: dns: .*name not resolved: ETIMEOUT/);
+  }, 60_000);
 
   it('a report folds skips by reason and an undecided check never turns decided', () => {
     const coverage = new ScanCoverage();
