@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import dgram from 'node:dgram';
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +9,9 @@ import { scan } from '../src/pipeline/scan.js';
 import type { ScanConfig } from '../src/pipeline/scan-config.js';
 import type { Stage } from '../src/pipeline/stage.js';
 import { ScanCoverage, StageReport } from '../src/pipeline/stage-report.js';
+import { defaultExecutors } from '../src/protocols/index.js';
+import { compileTemplateSource } from '../src/templates/template-compile.js';
+import { TemplateScanner } from '../src/templates/template-scanner.js';
 import { BUILTIN_TEMPLATES_DIR, scopeOfInput } from '../src/templates/template-stage.js';
 import { REPO_ROOT } from './helpers.js';
 import { collectScan } from './scan-events.js';
@@ -165,6 +168,31 @@ describe('honest completion', () => {
     expect(r.stdout).toMatch(/PARTIAL in /);
     expect(r.stderr).toMatch(/PARTIAL: dns: .*name not resolved: ETIMEOUT/);
   }, 60_000);
+
+  it('templates skipped because their DNS server spent its error budget are errors, not answers', async () => {
+    const source = readFileSync(path.join(BUILTIN_TEMPLATES_DIR, 'dns/dmarc-policy-none.yaml'), 'utf8');
+    const templates = ['a', 'b', 'c'].map((x) => {
+      const r = compileTemplateSource(source.replace('id: dmarc-policy-none', `id: dmarc-${x}`), `${x}.yaml`);
+      if (r.status !== 'ok') throw new Error(`template ${x}: ${r.status}`);
+      return r.template;
+    });
+    const scanner = new TemplateScanner(defaultExecutors, {
+      dnsServers: [{ host: '127.0.210.53', port: silent.address().port }],
+      timeoutMs: 150,
+      concurrency: 1,
+      hostErrorBudget: 1,
+      rateLimit: 0,
+    });
+    const tasks: { id: string; errors: string[] }[] = [];
+    for await (const item of scanner.runWithProgress(
+      templates.map((template) => ({ template, input: 'partial.test' })),
+    ))
+      if (item.kind === 'task') tasks.push({ id: item.job.template.id, errors: item.errors });
+    await scanner.close();
+    expect(tasks.map((t) => t.id)).toEqual(['dmarc-a', 'dmarc-b', 'dmarc-c']);
+    expect(tasks[0]?.errors.join()).toMatch(/timeout/);
+    for (const t of tasks.slice(1)) expect(t.errors.join()).toMatch(/skipped: error budget exhausted/);
+  });
 
   it('a report folds skips by reason and an undecided check never turns decided', () => {
     const coverage = new ScanCoverage();

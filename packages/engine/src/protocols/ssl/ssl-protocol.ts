@@ -168,7 +168,11 @@ export const sslExecutor: ProtocolExecutor = async function* (req, vars, ctx, st
   const host = m[1] as string;
   const p = m[2] ? Number(m[2]) : port;
   const endpoint = `${host}:${p}`;
-  if (ctx.hosts.isBlocked(endpoint)) return;
+  // Skipped is not a "no": the template's earlier findings must keep their state.
+  if (ctx.hosts.isBlocked(endpoint)) {
+    state.errors.push(`ssl ${endpoint}: host skipped: error budget exhausted`);
+    return;
+  }
   const ip = ctx.resolve?.(host) ?? host;
   await ctx.rate.acquire(ctx.signal);
   const release = await ctx.hosts.acquire(endpoint);
