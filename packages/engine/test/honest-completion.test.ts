@@ -1,5 +1,6 @@
+import { execFile } from 'node:child_process';
 import dgram from 'node:dgram';
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,7 +9,11 @@ import { scan } from '../src/pipeline/scan.js';
 import type { ScanConfig } from '../src/pipeline/scan-config.js';
 import type { Stage } from '../src/pipeline/stage.js';
 import { ScanCoverage, StageReport } from '../src/pipeline/stage-report.js';
+import { defaultExecutors } from '../src/protocols/index.js';
+import { compileTemplateSource } from '../src/templates/template-compile.js';
+import { TemplateScanner } from '../src/templates/template-scanner.js';
 import { BUILTIN_TEMPLATES_DIR, scopeOfInput } from '../src/templates/template-stage.js';
+import { REPO_ROOT } from './helpers.js';
 import { collectScan } from './scan-events.js';
 
 /**
@@ -77,6 +82,31 @@ describe('honest completion', () => {
     expect(coverage.isDecided('dns-checks', 'check', 'h7.partial.test')).toBe(false);
   });
 
+  it('a stage its time limit ends is partial with the limit as the reason', async () => {
+    const slow: Stage = {
+      name: 'ports-deep',
+      class: 'class_exploitation',
+      timeoutMs: 300,
+      async *run(ctx) {
+        ctx.report.plan(1000);
+        while (!ctx.signal.aborted) {
+          ctx.report.done();
+          yield { type: 'progress', stage: 'ports-deep', done: ctx.report.ran, total: 1000 };
+          await new Promise((r) => setTimeout(r, 20));
+        }
+      },
+    };
+    const r = await collectScan(scan('127.0.210.1', config({ extraStages: [slow] })));
+    const stage = r.summary?.stages.find((s) => s.name === 'ports-deep');
+    expect(stage).toMatchObject({ status: 'timeout', reason: 'time limit 300 ms reached', partial: true });
+    expect(stage?.ran).toBeGreaterThan(0);
+    expect(stage?.ran).toBeLessThan(1000);
+    expect(stage?.skipped).toEqual([
+      { reason: 'not run: time limit 300 ms reached', count: 1000 - (stage?.ran ?? 0), examples: [] },
+    ]);
+    expect(r.summary?.partial).toBe(true);
+  });
+
   it('a scan where every stage finished is not partial', async () => {
     const r = await collectScan(scan('127.0.210.1', config({ extraStages: [] })));
     expect(r.summary?.partial).toBe(false);
@@ -114,6 +144,54 @@ describe('honest completion', () => {
     });
     expect(coverage.tracks('templates')).toBe(true);
     expect(coverage.isDecided('templates', 'dmarc-policy-none', 'partial.test')).toBe(false);
+  });
+
+  it('perimeter-scan prints PARTIAL with the reason and exits with status 3', async () => {
+    const bin = path.join(REPO_ROOT, 'packages/engine/bin/perimeter-scan.mjs');
+    const args = [
+      bin,
+      'partial.test',
+      '--dns-server',
+      `127.0.210.53:${silent.address().port}`,
+      '--resources-only',
+      '--ports',
+      '1',
+      '--no-bruteforce',
+      '--allow-private',
+    ];
+    const r = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      execFile(process.execPath, args, { cwd: REPO_ROOT, timeout: 60_000 }, (err, stdout, stderr) =>
+        resolve({ code: err ? ((err as { code?: number }).code ?? null) : 0, stdout, stderr }),
+      );
+    });
+    expect(r.code).toBe(3);
+    expect(r.stdout).toMatch(/PARTIAL in /);
+    expect(r.stderr).toMatch(/PARTIAL: dns: .*name not resolved: ETIMEOUT/);
+  }, 60_000);
+
+  it('templates skipped because their DNS server spent its error budget are errors, not answers', async () => {
+    const source = readFileSync(path.join(BUILTIN_TEMPLATES_DIR, 'dns/dmarc-policy-none.yaml'), 'utf8');
+    const templates = ['a', 'b', 'c'].map((x) => {
+      const r = compileTemplateSource(source.replace('id: dmarc-policy-none', `id: dmarc-${x}`), `${x}.yaml`);
+      if (r.status !== 'ok') throw new Error(`template ${x}: ${r.status}`);
+      return r.template;
+    });
+    const scanner = new TemplateScanner(defaultExecutors, {
+      dnsServers: [{ host: '127.0.210.53', port: silent.address().port }],
+      timeoutMs: 150,
+      concurrency: 1,
+      hostErrorBudget: 1,
+      rateLimit: 0,
+    });
+    const tasks: { id: string; errors: string[] }[] = [];
+    for await (const item of scanner.runWithProgress(
+      templates.map((template) => ({ template, input: 'partial.test' })),
+    ))
+      if (item.kind === 'task') tasks.push({ id: item.job.template.id, errors: item.errors });
+    await scanner.close();
+    expect(tasks.map((t) => t.id)).toEqual(['dmarc-a', 'dmarc-b', 'dmarc-c']);
+    expect(tasks[0]?.errors.join()).toMatch(/timeout/);
+    for (const t of tasks.slice(1)) expect(t.errors.join()).toMatch(/skipped: error budget exhausted/);
   });
 
   it('a report folds skips by reason and an undecided check never turns decided', () => {

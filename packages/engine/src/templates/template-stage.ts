@@ -184,6 +184,28 @@ export interface TemplateStageConfig
    * everywhere in scope (the engine alone, the CLI, benchmarks).
    */
   intrusiveAllow?: string[];
+  /**
+   * When set, the loaded templates are kept in this process and reused by the next stage with
+   * the same key: the caller promises the folders' content is what the key names (the server
+   * passes the template sets' content hashes), so a corpus is compiled once per worker.
+   */
+  cacheKey?: string;
+}
+
+let loadCache: { key: string; loaded: Promise<LoadedTemplateSets> } | null = null;
+
+function loadStageTemplates(dirs: string[], cacheKey: string | undefined): Promise<LoadedTemplateSets> {
+  if (cacheKey === undefined) return loadTemplateSets(dirs, { builtinDirs: [BUILTIN_TEMPLATES_DIR] });
+  const key = `${cacheKey}\u0000${dirs.join('\u0000')}`;
+  if (loadCache?.key !== key) {
+    const loaded = loadTemplateSets(dirs, { builtinDirs: [BUILTIN_TEMPLATES_DIR] });
+    loadCache = { key, loaded };
+    // A failed load is not kept.
+    loaded.catch(() => {
+      if (loadCache?.loaded === loaded) loadCache = null;
+    });
+  }
+  return loadCache.loaded;
 }
 
 /** A template that replaced another of the same id (the operator's copy wins). */
@@ -241,10 +263,11 @@ export function createTemplateStage(config: TemplateStageConfig = {}): Stage {
     class: 'class_exploitation',
     subclass: 'exploit_scanner',
     async *run(ctx: StageContext): AsyncIterable<ScanEvent> {
-      const { dirs = [], noBuiltin, intrusiveAllow, ...options } = config;
-      const loaded = await loadTemplateSets([...(noBuiltin ? [] : [BUILTIN_TEMPLATES_DIR]), ...dirs], {
-        builtinDirs: [BUILTIN_TEMPLATES_DIR],
-      });
+      const { dirs = [], noBuiltin, intrusiveAllow, cacheKey, ...options } = config;
+      const loaded = await loadStageTemplates(
+        [...(noBuiltin ? [] : [BUILTIN_TEMPLATES_DIR]), ...dirs],
+        cacheKey,
+      );
       for (const o of loaded.overrides)
         yield {
           type: 'log',

@@ -215,6 +215,8 @@ function engineConfig(
         timeoutMs: 4000,
         dirs: sets.dirs,
         intrusiveAllow,
+        // Sets are content-addressed: one compile per worker process for the same sets.
+        cacheKey: sets.sets.map((x) => x.hash).join(','),
         ...templateSelection(row.templateSelection, sets.ignore),
       },
       vulndb: { store: new PgVulnStore(db) },

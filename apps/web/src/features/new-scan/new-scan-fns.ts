@@ -9,6 +9,7 @@ import {
   type TScanClass,
   type TScanSubclass,
   type TTargetType,
+  type TTemplateSelection,
   ZAddTargetsBody,
   ZTargetType,
 } from '@perimeter/contracts';
@@ -118,7 +119,21 @@ export function customScanLock(plan: TPlanKey): TLock {
   return PLAN_LIMITS[plan].customScanConfig ? { locked: false } : { locked: true, reason: 'plan_custom' };
 }
 
-export type TScanChoice = { scanType: 'full' } | { scanType: 'custom'; subclasses: TScanSubclass[] };
+export type TScanChoice =
+  | { scanType: 'full' }
+  | { scanType: 'custom'; subclasses: TScanSubclass[]; templates?: TTemplateSelection };
+
+/** Tags to bring back, from a comma- or space-separated field: lower case, no duplicates. */
+export function parseTags(text: string): string[] {
+  return [
+    ...new Set(
+      text
+        .split(/[\s,]+/)
+        .map((x) => x.trim().toLowerCase())
+        .filter(Boolean),
+    ),
+  ];
+}
 
 /** create_abstract_scan's body: whole classes where every subclass was chosen, and the chosen subclasses. */
 export function createScanBody(
@@ -132,10 +147,12 @@ export function createScanBody(
   const classes = PICKABLE_CLASSES.filter(({ subclasses }) =>
     subclasses.every((s) => chosen.includes(s)),
   ).map(({ cls }) => cls);
+  const templates = chosen.includes('exploit_scanner') ? choice.templates : undefined;
+  const hasTemplates = !!(templates?.severities?.length || templates?.include_tags?.length);
   return {
     targets: [target],
     scan_type: 'custom',
-    custom_scan_config: { classes, subclasses: chosen },
+    custom_scan_config: { classes, subclasses: chosen, ...(hasTemplates ? { templates } : {}) },
   } satisfies TCreateScanBody;
 }
 

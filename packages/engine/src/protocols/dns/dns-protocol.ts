@@ -14,7 +14,11 @@ export const dnsExecutor: ProtocolExecutor = async function* (req, vars, ctx, st
   }
   const name = r.text.replace(/\.$/, '');
   const endpoint = ctx.dnsServers[0] ? `${ctx.dnsServers[0].host}:${ctx.dnsServers[0].port}` : 'dns';
-  if (ctx.hosts.isBlocked(endpoint)) return;
+  // Skipped is not a "no": the template's earlier findings must keep their state.
+  if (ctx.hosts.isBlocked(endpoint)) {
+    state.errors.push(`dns ${name} ${req.type}: server ${endpoint} skipped: error budget exhausted`);
+    return;
+  }
   await ctx.rate.acquire(ctx.signal);
   let result: Awaited<ReturnType<typeof queryDns>>;
   try {

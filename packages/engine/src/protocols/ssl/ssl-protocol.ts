@@ -168,7 +168,11 @@ export const sslExecutor: ProtocolExecutor = async function* (req, vars, ctx, st
   const host = m[1] as string;
   const p = m[2] ? Number(m[2]) : port;
   const endpoint = `${host}:${p}`;
-  if (ctx.hosts.isBlocked(endpoint)) return;
+  // Skipped is not a "no": the template's earlier findings must keep their state.
+  if (ctx.hosts.isBlocked(endpoint)) {
+    state.errors.push(`ssl ${endpoint}: host skipped: error budget exhausted`);
+    return;
+  }
   const ip = ctx.resolve?.(host) ?? host;
   await ctx.rate.acquire(ctx.signal);
   const release = await ctx.hosts.acquire(endpoint);
@@ -181,10 +185,10 @@ export const sslExecutor: ProtocolExecutor = async function* (req, vars, ctx, st
       signal: ctx.signal,
     });
   } catch (err) {
-    // A refused protocol version is an answer, not a host error.
+    // A refused protocol version is an answer (no match), not an error: the check ran.
     const msg = (err as Error).message;
-    if (!/version|protocol|handshake|alert/i.test(msg) && !ctx.signal.aborted)
-      ctx.hosts.recordError(endpoint, msg);
+    if (/version|protocol|handshake|alert/i.test(msg) && !/timeout/i.test(msg)) return;
+    if (!ctx.signal.aborted) ctx.hosts.recordError(endpoint, msg);
     state.errors.push(`ssl ${endpoint}: ${msg}`);
     return;
   } finally {

@@ -370,6 +370,38 @@ describe('new scan stepper', { timeout: 30_000 }, () => {
     expect(posts(calls, '/main/start_created_abstract_scan')).toHaveLength(0);
   });
 
+  it('a custom scan with the vulnerability scanner can narrow severities and bring back default-excluded tags', async () => {
+    const calls = stubApi({ targets: [target(ID1, 'lab.example.com', { verified: true })] });
+    const user = userEvent.setup();
+    renderPage('business');
+    await pickVerified(user);
+    await user.click(screen.getByRole('radio', { name: 'Custom scan' }));
+    expect(screen.queryByTestId('template-choice')).toBeNull();
+    await user.click(screen.getByRole('checkbox', { name: 'Vulnerability scanner' }));
+    const choice = screen.getByTestId('template-choice');
+    for (const s of ['Info', 'Unknown', 'Low'])
+      await user.click(within(choice).getByRole('checkbox', { name: s }));
+    await user.type(
+      within(choice).getByRole('textbox', { name: 'Also run tags left out by default' }),
+      'Fuzz, dos',
+    );
+    await user.click(screen.getByRole('button', { name: 'Next' }));
+    await waitFor(() => expect(heading()).toHaveTextContent('Step 4 of 4: Review'));
+    await user.click(screen.getByRole('button', { name: 'Create only' }));
+    expect(await screen.findByText(`scan detail ${SCAN_ID}`)).toBeInTheDocument();
+    expect(posts(calls, '/main/create_abstract_scan').map((c) => c.body)).toEqual([
+      {
+        targets: [{ target_type: 'domain', user_target_id: ID1 }],
+        scan_type: 'custom',
+        custom_scan_config: {
+          classes: [],
+          subclasses: ['exploit_scanner'],
+          templates: { severities: ['critical', 'high', 'medium'], include_tags: ['fuzz', 'dos'] },
+        },
+      },
+    ]);
+  });
+
   it('create and start: a full scan is created, then started by id, then the scan page', async () => {
     const calls = stubApi({ targets: [target(ID1, 'lab.example.com', { verified: true })] });
     const user = userEvent.setup();

@@ -84,7 +84,10 @@ export function NewScanPage() {
     else if (prev) go(prev);
   };
   const afterScanType = () => {
-    if (choice.scanType === 'custom' && choice.subclasses.length === 0) {
+    if (
+      choice.scanType === 'custom' &&
+      (choice.subclasses.length === 0 || choice.templates?.severities?.length === 0)
+    ) {
       setEmptyTried(true);
       return;
     }

@@ -10,13 +10,28 @@ import {
   Radio,
   RadioGroup,
   Stack,
+  TextField,
   Typography,
 } from '@mui/material';
-import { PLAN_NAMES, type TPlanKey, type TScanSubclass } from '@perimeter/contracts';
+import {
+  PLAN_NAMES,
+  SEVERITIES,
+  type TPlanKey,
+  type TScanSubclass,
+  type TSeverity,
+  type TTemplateSelection,
+} from '@perimeter/contracts';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { paths } from '../../../config/paths.ts';
-import { customScanLock, PICKABLE_CLASSES, subclassLock, type TScanChoice } from '../new-scan-fns.ts';
+import {
+  customScanLock,
+  PICKABLE_CLASSES,
+  parseTags,
+  subclassLock,
+  type TScanChoice,
+} from '../new-scan-fns.ts';
 
 function LockReason({ id, text }: { id: string; text: string }) {
   const { t } = useTranslation();
@@ -30,6 +45,78 @@ function LockReason({ id, text }: { id: string; text: string }) {
         </MuiLink>
       </Typography>
     </Stack>
+  );
+}
+
+/**
+ * Which templates a custom scan runs: severities, and tags left out by default (as in nuclei:
+ * dos, fuzz…) to bring back. Every severity ticked means no filter.
+ */
+function TemplateChoice({
+  value,
+  onChange,
+}: {
+  value: TTemplateSelection | undefined;
+  onChange: (v: TTemplateSelection | undefined) => void;
+}) {
+  const { t } = useTranslation();
+  const [tags, setTags] = useState((value?.include_tags ?? []).join(', '));
+  const severities = value?.severities ?? [...SEVERITIES];
+  const update = (next: { severities?: TSeverity[]; include_tags?: string[] }) => {
+    const sev = next.severities ?? value?.severities;
+    const inc = next.include_tags ?? value?.include_tags;
+    const out: TTemplateSelection = {
+      ...(sev && sev.length < SEVERITIES.length ? { severities: sev } : {}),
+      ...(inc?.length ? { include_tags: inc } : {}),
+    };
+    onChange(Object.keys(out).length ? out : undefined);
+  };
+  return (
+    <Box component="fieldset" sx={{ border: 0, p: 0, m: 0 }} data-testid="template-choice">
+      <Typography component="legend" variant="subtitle1" sx={{ mb: 0.5 }}>
+        {t('newScan.templates.title')}
+      </Typography>
+      <Typography variant="body2" color="text.secondary" sx={{ mb: 1 }}>
+        {t('newScan.templates.severityHelp')}
+      </Typography>
+      <Stack direction="row" sx={{ flexWrap: 'wrap' }}>
+        {SEVERITIES.map((s) => (
+          <FormControlLabel
+            key={s}
+            control={
+              <Checkbox
+                checked={severities.includes(s)}
+                onChange={(_, on) =>
+                  update({
+                    severities: on
+                      ? SEVERITIES.filter((x) => x === s || severities.includes(x))
+                      : severities.filter((x) => x !== s),
+                  })
+                }
+              />
+            }
+            label={t(`newScan.templates.severity.${s}`)}
+          />
+        ))}
+      </Stack>
+      {severities.length === 0 && (
+        <FormHelperText error role="alert">
+          {t('newScan.templates.chooseSeverity')}
+        </FormHelperText>
+      )}
+      <TextField
+        label={t('newScan.templates.includeTags')}
+        helperText={t('newScan.templates.includeTagsHelp')}
+        value={tags}
+        onChange={(e) => {
+          setTags(e.target.value);
+          update({ include_tags: parseTags(e.target.value) });
+        }}
+        size="small"
+        fullWidth
+        sx={{ mt: 1.5 }}
+      />
+    </Box>
   );
 }
 
@@ -49,7 +136,9 @@ export function ScanTypeStep({
   const planName = PLAN_NAMES[plan];
   const customLock = customScanLock(plan);
   const chosen = choice.scanType === 'custom' ? choice.subclasses : [];
-  const setChosen = (subclasses: TScanSubclass[]) => onChange({ scanType: 'custom', subclasses });
+  const templates = choice.scanType === 'custom' ? choice.templates : undefined;
+  const setChosen = (subclasses: TScanSubclass[]) =>
+    onChange({ scanType: 'custom', subclasses, ...(templates ? { templates } : {}) });
   const allowed = (s: TScanSubclass) => !subclassLock(plan, s).locked;
 
   return (
@@ -190,6 +279,14 @@ export function ScanTypeStep({
           </FormHelperText>
         )}
       </Box>
+      {chosen.includes('exploit_scanner') && (
+        <TemplateChoice
+          value={templates}
+          onChange={(v) =>
+            onChange({ scanType: 'custom', subclasses: chosen, ...(v ? { templates: v } : {}) })
+          }
+        />
+      )}
     </Stack>
   );
 }
