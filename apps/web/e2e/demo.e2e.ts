@@ -41,6 +41,16 @@ describe.skipIf(skipReason !== null)('npm run demo: from a fresh data dir to a f
   let page: Page;
   let shots: ReturnType<typeof createCapture>;
 
+  /** Neither the page nor the first table scrolls sideways. */
+  const fits = () =>
+    page.evaluate(() => {
+      const t = document.querySelector('table');
+      return {
+        page: document.documentElement.scrollWidth <= document.documentElement.clientWidth,
+        table: !t || t.scrollWidth <= (t.parentElement?.clientWidth ?? 0),
+      };
+    });
+
   beforeAll(async () => {
     ensureBuilt();
     dataDir = mkdtempSync(path.join(tmpdir(), 'perimeter-e2e-demo-'));
@@ -145,6 +155,22 @@ describe.skipIf(skipReason !== null)('npm run demo: from a fresh data dir to a f
     await shots.capture('demo-scan-done');
   });
 
+  it('the targets screen shows what the scan found, all twelve columns within 1440 px', async () => {
+    await page.goto(`${base}/targets`);
+    await settle(page);
+    const cells = await page
+      .getByTestId(/^target-/)
+      .first()
+      .locator('td')
+      .allInnerTexts();
+    // Hosts, subdomains and addresses are counts from the finished scan; ports and technologies listed.
+    expect(cells.slice(2, 5).every((c) => /^\d+$/.test(c.trim()) && Number(c) > 0)).toBe(true);
+    expect(cells[5]).toMatch(/\d/);
+    expect(await page.getByRole('button', { name: `Actions for ${DOMAIN}` }).isVisible()).toBe(true);
+    expect(await fits()).toEqual({ page: true, table: true });
+    await shots.capture('demo-targets');
+  });
+
   it('the CVE tab tells the hosts of one technology apart and fits at 1440 px', async () => {
     await page.goto(`${base}/events/cve`);
     await settle(page);
@@ -168,15 +194,7 @@ describe.skipIf(skipReason !== null)('npm run demo: from a fresh data dir to a f
     const repeated = [...byMatch.values()].filter((hosts) => hosts.length > 1);
     expect(repeated.length).toBeGreaterThan(0);
     for (const hosts of repeated) expect(new Set(hosts).size).toBe(hosts.length);
-    const overflow = await page.evaluate(() => {
-      const t = document.querySelector('table');
-      return {
-        page: document.documentElement.scrollWidth - document.documentElement.clientWidth,
-        table: t ? t.scrollWidth - (t.parentElement?.clientWidth ?? 0) : 0,
-      };
-    });
-    expect(overflow.page).toBeLessThanOrEqual(0);
-    expect(overflow.table).toBeLessThanOrEqual(0);
+    expect(await fits()).toEqual({ page: true, table: true });
     await shots.capture('demo-events-cve');
     expect(shots.summary()).toEqual([]);
   });
