@@ -71,7 +71,12 @@ describe.skipIf(skipReason !== null)('npm run demo: from a fresh data dir to a f
       ],
       {
         cwd: repoRoot,
-        env: { ...process.env, CI: process.env.CI ?? '' },
+        env: {
+          ...process.env,
+          // Each capture reloads its page four times (themes × languages): the journeys' usual limits.
+          RATE_LIMIT_AUTH_PER_MINUTE: '1000',
+          RATE_LIMIT_GLOBAL_PER_MINUTE: '100000',
+        },
         stdio: ['ignore', 'pipe', 'pipe'],
         detached: true,
       },
