@@ -15,6 +15,7 @@ type TColumn = {
   main?: boolean;
   /** Dates and identifiers stay on one line. */
   nowrap?: boolean;
+  minWidth?: number;
 };
 
 /** A cell renderer for one subclass; rows of another subclass (never sent for this tab) render nothing. */
@@ -63,7 +64,7 @@ function useColumns(subclass: TScanSubclass): TColumn[] {
       { id: 'tech', sort: 'tech', main: true, cell: of('exploit_db', (e) => e.tech) },
       { id: 'version', sort: 'version', cell: of('exploit_db', (e) => ltr(e.version || '—')) },
       // The same technology on three hosts is three findings: the host tells them apart.
-      { id: 'host', cell: of('exploit_db', (e) => hostName(e.host, e.port)) },
+      { id: 'host', minWidth: 110, cell: of('exploit_db', (e) => hostName(e.host, e.port)) },
       {
         id: 'cve',
         sort: 'cve',
@@ -93,14 +94,15 @@ function useColumns(subclass: TScanSubclass): TColumn[] {
       {
         id: 'last_update_ts',
         sort: 'last_update_ts',
-        cell: of('exploit_db', (e) => f.date(e.last_update_ts)),
+        cell: of('exploit_db', (e) => f.day(e.last_update_ts)),
       },
       {
         id: 'last_check_ts',
         sort: 'last_check_ts',
-        cell: of('exploit_db', (e) => f.date(e.last_check_ts)),
+        cell: of('exploit_db', (e) => f.day(e.last_check_ts)),
       },
-      found,
+      // The day is enough in a twelve-column table; the details show the time.
+      { ...found, nowrap: false, cell: (e) => f.day(e.add_ts) },
       status,
     ];
   return [
@@ -190,7 +192,9 @@ export function EventsTable({
                     ? { minWidth: isWide ? 100 : 160, overflowWrap: 'anywhere' }
                     : c.nowrap
                       ? { whiteSpace: 'nowrap' }
-                      : undefined
+                      : c.minWidth
+                        ? { minWidth: c.minWidth }
+                        : undefined
                 }
               >
                 {c.main ? (
