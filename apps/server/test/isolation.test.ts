@@ -46,6 +46,11 @@ const calls = (): Call[] => {
     { name: 'check_verification', run: (api) => api.post('/main/user_target/check_verification', ref) },
     { name: 'disable_verification', run: (api) => api.post('/main/user_target/disable_verification', ref) },
     { name: 'disable', run: (api) => api.post('/main/user_target/disable', ref) },
+    { name: 'enable', run: (api) => api.post('/main/user_target/enable', ref) },
+    {
+      name: 'replace',
+      run: (api) => api.post('/main/user_target/replace', { ...ref, target: 'other.example.com' }),
+    },
     {
       name: 'create_abstract_scan',
       run: (api) => api.post('/main/create_abstract_scan', { targets: [ref] }),

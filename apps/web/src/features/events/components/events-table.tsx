@@ -1,6 +1,6 @@
 import { Link, Table, TableBody, TableCell, TableHead, TableRow, TableSortLabel } from '@mui/material';
 import type { TEvent, TScanSubclass } from '@perimeter/contracts';
-import type { ReactNode } from 'react';
+import { Fragment, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { formatEpss, KevChip } from '../../intel/components/intel-notices.tsx';
 import type { TEventsState, TSortColumn } from '../hooks/use-events-params.ts';
@@ -18,8 +18,7 @@ type TColumn = {
   main?: boolean;
   /** Dates and identifiers stay on one line. */
   nowrap?: boolean;
-  /** Long names (hosts) may break anywhere rather than widen the table. */
-  breakable?: boolean;
+  minWidth?: number;
 };
 
 /** A cell renderer for one subclass; rows of another subclass (never sent for this tab) render nothing. */
@@ -28,6 +27,19 @@ function of<S extends TScanSubclass>(sub: S, render: (e: TOf<S>) => ReactNode) {
 }
 
 const ltr = (v: string) => <span dir="ltr">{v}</span>;
+
+/** A host name that may wrap only after its dots and before the port, never inside a label. */
+const hostName = (host: string, port: number | null) => (
+  <span dir="ltr">
+    {`${host}${port === null ? '' : `:${port}`}`.split(/(?<=\.)|(?=:)/).map((part, i) => (
+      // biome-ignore lint/suspicious/noArrayIndexKey: the parts of one fixed string
+      <Fragment key={i}>
+        {i > 0 && <wbr />}
+        {part}
+      </Fragment>
+    ))}
+  </span>
+);
 
 function useColumns(subclass: TScanSubclass): TColumn[] {
   const { t, i18n } = useTranslation();
@@ -55,11 +67,7 @@ function useColumns(subclass: TScanSubclass): TColumn[] {
       { id: 'tech', sort: 'tech', main: true, cell: of('exploit_db', (e) => e.tech) },
       { id: 'version', sort: 'version', cell: of('exploit_db', (e) => ltr(e.version || '—')) },
       // The same technology on three hosts is three findings: the host tells them apart.
-      {
-        id: 'host',
-        cell: of('exploit_db', (e) => ltr(e.port === null ? e.host : `${e.host}:${e.port}`)),
-        breakable: true,
-      },
+      { id: 'host', minWidth: 110, cell: of('exploit_db', (e) => hostName(e.host, e.port)) },
       {
         id: 'cve',
         sort: 'cve',
@@ -105,14 +113,15 @@ function useColumns(subclass: TScanSubclass): TColumn[] {
       {
         id: 'last_update_ts',
         sort: 'last_update_ts',
-        cell: of('exploit_db', (e) => f.date(e.last_update_ts)),
+        cell: of('exploit_db', (e) => f.day(e.last_update_ts)),
       },
       {
         id: 'last_check_ts',
         sort: 'last_check_ts',
-        cell: of('exploit_db', (e) => f.date(e.last_check_ts)),
+        cell: of('exploit_db', (e) => f.day(e.last_check_ts)),
       },
-      found,
+      // The day is enough in a twelve-column table; the details show the time.
+      { ...found, nowrap: false, cell: (e) => f.day(e.add_ts) },
       status,
     ];
   return [
@@ -156,8 +165,10 @@ export function EventsTable({
 }) {
   const { t } = useTranslation();
   const columns = useColumns(subclass);
+  // The CVE tab has twelve columns: narrower padding so they fit at 1440 px beside the drawer.
+  const isWide = subclass === 'exploit_db';
   return (
-    <Table size="small" aria-label={label}>
+    <Table size="small" aria-label={label} sx={isWide ? { '& th, & td': { px: 1 } } : undefined}>
       <TableHead>
         <TableRow>
           {columns.map((c) => {
@@ -197,11 +208,11 @@ export function EventsTable({
                 key={c.id}
                 sx={
                   c.main
-                    ? { minWidth: 160, overflowWrap: 'anywhere' }
-                    : c.breakable
-                      ? { minWidth: 120, overflowWrap: 'anywhere' }
-                      : c.nowrap
-                        ? { whiteSpace: 'nowrap' }
+                    ? { minWidth: isWide ? 100 : 160, overflowWrap: 'anywhere' }
+                    : c.nowrap
+                      ? { whiteSpace: 'nowrap' }
+                      : c.minWidth
+                        ? { minWidth: c.minWidth }
                         : undefined
                 }
               >
