@@ -1,3 +1,4 @@
+import type { TSkippedHostCode } from '@perimeter/contracts';
 import { sql } from 'drizzle-orm';
 import {
   boolean,
@@ -41,7 +42,12 @@ export const scans = pgTable(
     percent: integer('percent').notNull().default(0),
     counts: jsonb('counts').$type<Record<string, number>>().notNull().default({}),
     etaSeconds: integer('eta_seconds'),
-    skippedHosts: jsonb('skipped_hosts').$type<{ host: string; reason: string }[]>().notNull().default([]),
+    skippedHosts: jsonb('skipped_hosts')
+      .$type<
+        { host: string; reason: string; code?: TSkippedHostCode; params?: Record<string, string | number> }[]
+      >()
+      .notNull()
+      .default([]),
     /** Why the scan ended early, or the engine's failure. */
     message: text('message'),
     summary: jsonb('summary').$type<Record<string, unknown>>(),
