@@ -188,7 +188,7 @@ describe.skipIf(skipReason !== null)('user-facing fixes in Chromium against the 
     expect(text).toContain('выборочное сканирование');
     expect(text).toContain('Business');
     expect(text).not.toMatch(/\(domain\)|\bcustom\b|\bbusiness\b/);
-    expect(text).toMatch(/\d+ с\b/);
+    expect(text).toMatch(/Длительность \d+\s?с /);
     await page.evaluate(() => localStorage.setItem('locale', 'en'));
   });
 
