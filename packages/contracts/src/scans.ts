@@ -52,6 +52,10 @@ export const ZTemplateSelection = z.strictObject({
 });
 export type TTemplateSelection = z.infer<typeof ZTemplateSelection>;
 
+/** Every user-visible reason the engine and the worker give for not scanning a host. */
+export const SKIPPED_HOST_CODES = ['host_limit', 'no_open_port', 'plan_subdomain_limit'] as const;
+export type TSkippedHostCode = (typeof SKIPPED_HOST_CODES)[number];
+
 export const ZScanConfig = z.strictObject({
   classes: z.array(ZScanClass).max(3).default([]),
   subclasses: z.array(ZScanSubclass).max(3).default([]),
@@ -108,7 +112,18 @@ export const ZScanProgress = z.object({
   /** Assets and findings found so far. */
   counts: z.record(z.string(), z.number()),
   eta_seconds: z.number().int().nullable(),
-  skipped_hosts: z.array(z.object({ host: z.string(), reason: z.string() })),
+  /**
+   * Hosts not scanned, each with a `code` the UI and PDF translate (`reason` is its English text;
+   * rows stored before codes existed have none).
+   */
+  skipped_hosts: z.array(
+    z.object({
+      host: z.string(),
+      reason: z.string(),
+      code: z.enum(SKIPPED_HOST_CODES).optional(),
+      params: z.record(z.string(), z.union([z.string(), z.number()])).optional(),
+    }),
+  ),
   started_at: z.string().nullable(),
   finished_at: z.string().nullable(),
   updated_at: z.string(),

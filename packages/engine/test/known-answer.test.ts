@@ -49,7 +49,12 @@ describe('known-answer: class_resources scan of the lab', () => {
     expect(s?.aborted).toBe(false);
     expect(s?.refused).toEqual([]);
     expect(s?.skippedHosts).toEqual([
-      { host: lab.address(2), reason: expect.stringContaining('no open port') },
+      {
+        host: lab.address(2),
+        reason: expect.stringContaining('no open port'),
+        code: 'no_open_port',
+        params: { ports: expect.any(Number) },
+      },
     ]);
     expect(s?.stages.map((x) => `${x.name}:${x.status}`)).toEqual([
       'subdomains:done',

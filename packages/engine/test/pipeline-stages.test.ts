@@ -166,6 +166,7 @@ describe('pluggable stages', () => {
     expect(codes).toContain('subdomain_limit');
     expect(codes).toContain('host_limit');
     expect(r.summary?.skippedHosts.some((h) => h.reason === 'host limit 2 reached')).toBe(true);
+    expect(r.summary?.skippedHosts.find((h) => h.code === 'host_limit')?.params).toEqual({ max: 2 });
   });
 
   it('brute-forces labels from an operator wordlist file', async () => {

@@ -52,7 +52,12 @@ export function* admitAddress(
   }
   const max = ctx.config.limits?.maxHosts;
   if (max !== undefined && !ctx.inventory.ips.has(ip) && ctx.inventory.ips.size >= max) {
-    ctx.inventory.skippedHosts.push({ host: ip, reason: `host limit ${max} reached` });
+    ctx.inventory.skippedHosts.push({
+      host: ip,
+      reason: `host limit ${max} reached`,
+      code: 'host_limit',
+      params: { max },
+    });
     yield log('warn', stage, `host limit ${max} reached; ${ip} skipped`, 'host_limit', { address: ip });
     return;
   }

@@ -83,9 +83,15 @@ export type AssetKind = Asset['kind'];
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
+/** Why a host was not scanned, as a code a UI translates (`reason` is the English text of it). */
+export type SkippedHostCode = 'host_limit' | 'no_open_port' | 'plan_subdomain_limit';
+
 export interface SkippedHost {
   host: string;
   reason: string;
+  code: SkippedHostCode;
+  /** The numbers the message names (the limit, the ports scanned). */
+  params: Record<string, string | number>;
 }
 
 export type { StageSkip };

@@ -132,7 +132,12 @@ export async function* scanPendingHosts(ctx: StageContext, stage: string): Async
           }),
         );
       } else if (!result.length) {
-        ctx.inventory.skippedHosts.push({ host: ip, reason: `no open port among ${ports.length} scanned` });
+        ctx.inventory.skippedHosts.push({
+          host: ip,
+          reason: `no open port among ${ports.length} scanned`,
+          code: 'no_open_port',
+          params: { ports: ports.length },
+        });
       } else {
         for (const info of result) {
           const asset = toAsset(info);

@@ -1,4 +1,9 @@
-import type { TScanPartial, TScanTemplateSet, TTemplateSelection } from '@perimeter/contracts';
+import type {
+  TScanPartial,
+  TScanTemplateSet,
+  TSkippedHostCode,
+  TTemplateSelection,
+} from '@perimeter/contracts';
 import { sql } from 'drizzle-orm';
 import {
   boolean,
@@ -43,7 +48,12 @@ export const scans = pgTable(
     percent: integer('percent').notNull().default(0),
     counts: jsonb('counts').$type<Record<string, number>>().notNull().default({}),
     etaSeconds: integer('eta_seconds'),
-    skippedHosts: jsonb('skipped_hosts').$type<{ host: string; reason: string }[]>().notNull().default([]),
+    skippedHosts: jsonb('skipped_hosts')
+      .$type<
+        { host: string; reason: string; code?: TSkippedHostCode; params?: Record<string, string | number> }[]
+      >()
+      .notNull()
+      .default([]),
     /** Why the scan ended early, or the engine's failure. */
     message: text('message'),
     /** Set when the scan could not be run to its end (retries used up): it ends canceled with this reason. */

@@ -422,7 +422,12 @@ export async function runScan(ctx: AppContext, scanId: string): Promise<void> {
         await repo.writeProgress(db, scanId, {
           skippedHosts: [
             ...event.summary.skippedHosts,
-            ...overLimit.map((host) => ({ host, reason: subdomainLimitReason(plan) })),
+            ...overLimit.map((host) => ({
+              host,
+              reason: subdomainLimitReason(plan),
+              code: 'plan_subdomain_limit' as const,
+              params: { plan: plan.name, subdomains: plan.subdomains },
+            })),
           ],
           summary: { ...(event.summary as unknown as Record<string, unknown>), notices },
           partial: scanPartialOf(event.summary),

@@ -25,6 +25,7 @@ import { PageTitle } from '../../../components/ui/page-title.tsx';
 import { paths } from '../../../config/paths.ts';
 import { apiErrorMessage } from '../../../lib/errors.ts';
 import { useAuth } from '../../auth/auth-provider.tsx';
+import { useDateFormat } from '../../auth/use-date-format.ts';
 import { useCancelSubscriptionMutation } from '../api/cancel-subscription.ts';
 import { useGetBillingStateQuery } from '../api/get-billing-state.ts';
 import { useCongratulations } from '../hooks/use-congratulations.ts';
@@ -33,7 +34,7 @@ import { planName } from './plan-text.ts';
 
 /** /account/plan — current plan, its limits and usage, change or cancel. */
 export function AccountPlanPage() {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
   const notify = useNotify();
   const { refreshUser } = useAuth();
   const congrats = useCongratulations();
@@ -41,11 +42,12 @@ export function AccountPlanPage() {
   const [cancel, { isLoading: cancelling }] = useCancelSubscriptionMutation();
   const [confirmOpen, setConfirmOpen] = useState(false);
 
+  const dayFmt = useDateFormat({ dateStyle: 'medium' });
   if (state.isLoading) return <CircularProgress aria-label={t('common.loading')} />;
   if (!state.data) return <Alert severity="error">{apiErrorMessage(state.error, t)}</Alert>;
   const s = state.data;
   const limits = PLAN_LIMITS[s.plan];
-  const date = (iso: string) => new Date(iso).toLocaleDateString(i18n.language);
+  const date = (iso: string) => dayFmt.format(new Date(iso));
   const unlimited = t('billing.byRequest');
   const oneTimeLeft = s.usage.one_time_scans_left ?? 0;
   const rows: [string, string][] = [

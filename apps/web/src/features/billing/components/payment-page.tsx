@@ -15,6 +15,7 @@ import {
 import { useTranslation } from 'react-i18next';
 import { PageTitle } from '../../../components/ui/page-title.tsx';
 import { apiErrorMessage } from '../../../lib/errors.ts';
+import { useDateFormat } from '../../auth/use-date-format.ts';
 import { useGetBillingPortalLinkMutation } from '../api/get-billing-portal-link.ts';
 import { useGetBillingStateQuery } from '../api/get-billing-state.ts';
 import { formatMoney } from './plan-text.ts';
@@ -22,6 +23,7 @@ import { formatMoney } from './plan-text.ts';
 /** /account/payment — payment method and invoices; Stripe's customer portal when Stripe is used. */
 export function PaymentPage() {
   const { t, i18n } = useTranslation();
+  const dayFmt = useDateFormat({ dateStyle: 'medium' });
   const state = useGetBillingStateQuery();
   const [portal, { isLoading, error: portalError }] = useGetBillingPortalLinkMutation();
   if (state.isLoading) return <CircularProgress aria-label={t('common.loading')} />;
@@ -79,7 +81,7 @@ export function PaymentPage() {
               <TableBody>
                 {s.invoices.map((inv) => (
                   <TableRow key={inv.id}>
-                    <TableCell>{new Date(inv.created_at).toLocaleDateString(i18n.language)}</TableCell>
+                    <TableCell>{dayFmt.format(new Date(inv.created_at))}</TableCell>
                     <TableCell>{inv.description}</TableCell>
                     <TableCell>{formatMoney(inv.amount, inv.currency, i18n.language)}</TableCell>
                     <TableCell>{t(`billing.payment.${inv.status}`)}</TableCell>

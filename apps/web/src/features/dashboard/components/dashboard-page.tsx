@@ -28,6 +28,7 @@ import { PageTitle } from '../../../components/ui/page-title.tsx';
 import { paths } from '../../../config/paths.ts';
 import { apiErrorMessage } from '../../../lib/errors.ts';
 import { useAuth } from '../../auth/auth-provider.tsx';
+import { useDateFormat } from '../../auth/use-date-format.ts';
 import { ScanStatusChip } from '../../scans/components/scan-status-chip.tsx';
 import { SEVERITY_COLOR } from '../../scans/components/severity.ts';
 import { useGetDashboardInfoQuery } from '../api/get-dashboard-info.ts';
@@ -96,8 +97,9 @@ function EmptyState() {
 }
 
 function RecentScans({ info }: { info: TDashboardInfo }) {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
   const recent = useRecentScans(info.targets.by_type);
+  const fmt = useDateFormat({ dateStyle: 'medium', timeStyle: 'short' });
   if (recent.isLoading) return <CircularProgress size={24} aria-label={t('common.loading')} />;
   if (recent.isError)
     return (
@@ -121,7 +123,6 @@ function RecentScans({ info }: { info: TDashboardInfo }) {
         </MuiLink>
       </Typography>
     );
-  const fmt = new Intl.DateTimeFormat(i18n.language, { dateStyle: 'medium', timeStyle: 'short' });
   return (
     <List dense disablePadding data-testid="recent-scans">
       {recent.scans.map((scan) => (

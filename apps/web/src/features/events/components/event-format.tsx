@@ -1,6 +1,7 @@
 import { Chip, type ChipProps } from '@mui/material';
 import type { TEvent, TSeverity } from '@perimeter/contracts';
 import { useTranslation } from 'react-i18next';
+import { useDateFormat } from '../../auth/use-date-format.ts';
 
 /** Chip colours per severity group (theme palette, so both themes read), most severe first. */
 const SEVERITY_COLOR: Record<TSeverity, ChipProps['color']> = {
@@ -51,8 +52,8 @@ export function maskPassword(p: string): string {
 /** Dates, numbers and totals in the user's language; dates stay left-to-right inside RTL text. */
 export function useFormat() {
   const { i18n } = useTranslation();
-  const dateFmt = new Intl.DateTimeFormat(i18n.language, { dateStyle: 'short', timeStyle: 'short' });
-  const dayFmt = new Intl.DateTimeFormat(i18n.language, { dateStyle: 'medium' });
+  const dateFmt = useDateFormat({ dateStyle: 'short', timeStyle: 'short' });
+  const dayFmt = useDateFormat({ dateStyle: 'medium' });
   const numberFmt = new Intl.NumberFormat(i18n.language);
   return {
     date: (v: string | null) => {

@@ -30,6 +30,7 @@ import { Link } from 'react-router';
 import { PageTitle } from '../../../components/ui/page-title.tsx';
 import { paths } from '../../../config/paths.ts';
 import { apiErrorMessage } from '../../../lib/errors.ts';
+import { useDateFormat } from '../../auth/use-date-format.ts';
 import { useGetScanTargetsQuery } from '../api/get-scan-targets.ts';
 import { useGetScansStatsQuery } from '../api/get-scans-stats.ts';
 import { useReportDownload } from '../hooks/use-report-download.ts';
@@ -176,13 +177,13 @@ function ScanRow({ scan, fmt }: { scan: TScan; fmt: Intl.DateTimeFormat }) {
 
 /** Reports (/scans/past-scans): the user's scans, paged, sorted and filtered on the server. */
 export function PastScansPage() {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
   const { state, update, query } = useScanListParams();
   const [pollingInterval, setPollingInterval] = useState(0);
   const { data, error, isLoading, isFetching, refetch } = useGetScansStatsQuery(query, { pollingInterval });
   const hasMoving = !!data?.items.some(isMoving);
   useEffect(() => setPollingInterval(hasMoving ? LIST_POLL_MS : 0), [hasMoving]);
-  const fmt = new Intl.DateTimeFormat(i18n.language, { dateStyle: 'short', timeStyle: 'short' });
+  const fmt = useDateFormat({ dateStyle: 'short', timeStyle: 'short' });
 
   const onSort = (field: TSortKey) =>
     update({ sort: field, order: state.sort === field && state.order === 'desc' ? 'asc' : 'desc' });

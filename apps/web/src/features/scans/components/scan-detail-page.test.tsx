@@ -265,6 +265,38 @@ describe('scan detail page', { timeout: 30_000 }, () => {
     expect(within(screen.getByTestId('scan-info')).queryByText('Done (partial)')).toBeNull();
   });
 
+  it('says why hosts were skipped from the engine code, in the user language; an uncoded reason as is', async () => {
+    const running = progress({
+      skipped_hosts: [
+        {
+          host: '127.0.0.9',
+          reason: 'no open port among 12 scanned',
+          code: 'no_open_port',
+          params: { ports: 12 },
+        },
+        {
+          host: 'x.lab.test',
+          reason: 'plan limit',
+          code: 'plan_subdomain_limit',
+          params: { plan: 'Starter', subdomains: 30 },
+        },
+        { host: 'old.lab.test', reason: 'stored before codes' },
+      ],
+    });
+    stubApi({
+      '/main/get_abstract_scan': () =>
+        Response.json({ data: scan({ status: 'running', finished_at: null, stage: 'ports', percent: 30 }) }),
+      '/main/get_user_abstract_scan_progress': () => Response.json({ data: running }),
+      '/main/get_user_events_data_report': () => Response.json({ data: report() }),
+      '/main/get_one_user_abstract_scan_scope': () =>
+        Response.json({ data: { items: [], total: 0, summary: {} } }),
+    });
+    renderPage();
+    expect(await screen.findByText(/no open port among the 12 scanned/)).toBeInTheDocument();
+    expect(screen.getByText(/the Starter plan covers 30 subdomains per scan/)).toBeInTheDocument();
+    expect(screen.getByText(/stored before codes/)).toBeInTheDocument();
+  });
+
   it('moves the progress bar through the stages while the scan runs, without a reload, then shows it done', async () => {
     vi.useFakeTimers({ shouldAdvanceTime: true });
     let current: TScanProgress = progress({ stage: 'ports', percent: 30, eta_seconds: 240 });

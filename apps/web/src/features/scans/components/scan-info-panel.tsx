@@ -7,6 +7,7 @@ import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { useNotify } from '../../../components/feedback/snackbar.tsx';
 import { paths } from '../../../config/paths.ts';
+import { useDateFormat } from '../../auth/use-date-format.ts';
 import { ScanStatusChip } from './scan-status-chip.tsx';
 
 /** "1 h 5 min", "3 min 20 s", "40 s" in the user's language. */
@@ -41,9 +42,9 @@ function Field({ label, children }: { label: string; children: ReactNode }) {
 
 /** Scan info of spec §3: date and time, scan link, start time, duration, type (and targets, status). */
 export function ScanInfoPanel({ scan }: { scan: TScan }) {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
   const notify = useNotify();
-  const fmt = new Intl.DateTimeFormat(i18n.language, { dateStyle: 'medium', timeStyle: 'short' });
+  const fmt = useDateFormat({ dateStyle: 'medium', timeStyle: 'short' });
   // Numeric dates have no strong direction: keep them left-to-right inside an RTL layout.
   const date = (v: string | null) => (v ? <span dir="ltr">{fmt.format(new Date(v))}</span> : '—');
   const link = `${paths.pastScans}/${scan.id}`;

@@ -129,7 +129,8 @@ export function ScanStages({ scan }: { scan: TScan }) {
                 {t('scans.detail.skippedHosts', { count: data.skipped_hosts.length })}{' '}
                 {data.skipped_hosts.map((h) => (
                   <Box component="span" key={h.host} sx={{ display: 'block' }}>
-                    <bdi>{h.host}</bdi>: {h.reason}
+                    <bdi>{h.host}</bdi>:{' '}
+                    {h.code ? t(`scans.detail.skippedReason.${h.code}`, { ...h.params }) : h.reason}
                   </Box>
                 ))}
               </Alert>
