@@ -28,6 +28,9 @@ export async function runProcess(roles: Roles): Promise<void> {
   }
   const logger = createLogger(config.env.LOG_LEVEL);
   const runtime = await openRuntime(config, logger);
+  // An empty or stale CVE database looks like "no vulnerabilities": say so, and how to fix it.
+  await logDatabaseNotice(runtime.ctx).catch((err) => logger.error({ err }, 'CVE database check failed'));
+
   const stops: Array<() => Promise<unknown>> = [];
 
   const boss = await startQueue(runtime.databaseUrl, logger);
@@ -51,9 +54,6 @@ export async function runProcess(roles: Roles): Promise<void> {
     await registerIntelJobs(runtime.ctx, boss);
     logger.info('worker role ready');
   }
-
-  // An empty or stale CVE database looks like "no vulnerabilities": say so, and how to fix it.
-  await logDatabaseNotice(runtime.ctx).catch((err) => logger.error({ err }, 'CVE database check failed'));
 
   let stopping = false;
   const shutdown = async (signal: string) => {
