@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { intelSources, vulnEpss, vulnKev, vulnRecords } from '../src/db/schema/index.ts';
@@ -12,6 +14,7 @@ import {
   kevCatalogue,
   type NvdRecord,
 } from './support/intel-mirror.ts';
+import { datasetPath } from './support/scan-lab.ts';
 
 /**
  * Each sync against a local mirror (127.0.235.x) serving the sources' real formats: NVD paging and
@@ -24,6 +27,7 @@ let ctx: AppContext;
 const T0 = new Date('2026-01-01T00:00:00Z');
 const DAY = 86_400_000;
 let sleeps: number[] = [];
+const cveExamples = datasetPath('cve', 'nvd-json-2.0-examples');
 
 beforeAll(async () => {
   mirror = await IntelMirror.start('127.0.235.1');
@@ -237,6 +241,26 @@ describe('NVD CVE API 2.0', () => {
     expect((truncated as { error: string }).error).toMatch(/NVD page at startIndex 2 is not valid JSON/);
     expect(await description(records.get(2)?.id as string)).toBe(before);
   });
+
+  it.skipIf(!cveExamples)(
+    'reads NVD’s own records (the shared dataset’s NVD 2.0 examples) served page by page',
+    async () => {
+      const dir = cveExamples as string;
+      mirror.rawCves = readdirSync(dir)
+        .sort()
+        .map((f) => JSON.parse(readFileSync(path.join(dir, f), 'utf8')) as object);
+      try {
+        const r = await syncSource(ctx, 'nvd', opts({ pageSize: 1 }));
+        expect(r).toMatchObject({ status: 'ok', records: 2 });
+        expect(nvdQueries().map((q) => q.startIndex)).toEqual(['0', '1']);
+        const [row] = await ctx.db.select().from(vulnRecords).where(eq(vulnRecords.id, 'CVE-2021-41773'));
+        expect(row?.record).toMatchObject({ id: 'CVE-2021-41773', severity: 'high', source: 'nvd' });
+        expect(row?.lastModified).toBe('2024-07-26T19:40:13.757Z');
+      } finally {
+        mirror.rawCves = null;
+      }
+    },
+  );
 
   it('runs one at a time: a held lease makes a second run busy; an expired one is taken over', async () => {
     expect(await claimLease(ctx.db, 'nvd', 'worker-a', 600)).toBe(true);

@@ -10,11 +10,20 @@ const ROOT = path.resolve(import.meta.dirname, '../../..');
 const children: ChildProcess[] = [];
 let dataDir: string;
 
-/** Starts the product exactly as `npm start` does, with nothing in the environment but where to listen. */
+/**
+ * Starts the product exactly as `npm start` does, with nothing in the environment but where to
+ * listen — and INTEL_SYNC=false: a test never syncs vulnerability intelligence from the Internet.
+ */
 async function startProduct(port: number) {
   const child = spawn(process.execPath, [path.join(ROOT, 'scripts/start.mjs')], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: String(port), PERIMETER_DATA_DIR: dataDir },
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      PORT: String(port),
+      PERIMETER_DATA_DIR: dataDir,
+      INTEL_SYNC: 'false',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
     // Its own process group, as a terminal runs it: Ctrl-C signals the whole group.
     detached: true,
@@ -69,6 +78,10 @@ describe('npm start', () => {
     expect(first.seconds).toBeLessThan(30);
     expect(first.output()).toContain(`Perimeter listening on http://127.0.0.1:${port}`);
     expect(existsSync(path.join(dataDir, 'secrets.json'))).toBe(true);
+    // An empty CVE database is said at start-up, with how to fix it.
+    expect(first.output()).toContain(
+      'The CVE database is empty: scans find no CVE matches until it is loaded',
+    );
 
     const email = `restart-${process.pid}@example.com`;
     const body = {

@@ -277,6 +277,7 @@ describe.skipIf(skipReason !== null)(
         ['Last update', 'last_update_ts'],
         ['Last check', 'last_check_ts'],
         ['Found', 'add_ts'],
+        ['EPSS', 'epss_score'],
       ],
       leakcheck: [
         ['E-mail', 'email'],

@@ -32,6 +32,9 @@ export async function runProcess(roles: Roles): Promise<void> {
   // (a pool or queue call while PostgreSQL is away) is logged, not fatal.
   process.on('unhandledRejection', (err) => logger.warn({ err }, 'unhandled rejection (kept running)'));
   const runtime = await retryWhileUnavailable(() => openRuntime(config, logger), logger, 'database');
+  // An empty or stale CVE database looks like "no vulnerabilities": say so, and how to fix it.
+  await logDatabaseNotice(runtime.ctx).catch((err) => logger.error({ err }, 'CVE database check failed'));
+
   const stops: Array<() => Promise<unknown>> = [];
 
   const boss = await retryWhileUnavailable(() => startQueue(runtime.databaseUrl, logger), logger, 'queue');
@@ -64,9 +67,6 @@ export async function runProcess(roles: Roles): Promise<void> {
     await registerIntelJobs(runtime.ctx, boss);
     logger.info('worker role ready');
   }
-
-  // An empty or stale CVE database looks like "no vulnerabilities": say so, and how to fix it.
-  await logDatabaseNotice(runtime.ctx).catch((err) => logger.error({ err }, 'CVE database check failed'));
 
   let stopping = false;
   const shutdown = async (signal: string) => {

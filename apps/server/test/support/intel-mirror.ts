@@ -123,6 +123,8 @@ export class IntelMirror {
   epss: Buffer = Buffer.alloc(0);
   retire: unknown = {};
   fault: (req: MirrorRequest, n: number) => Fault = () => undefined;
+  /** Real `cve` objects (NVD's own records) served instead of generated ones when set. */
+  rawCves: object[] | null = null;
 
   private constructor(
     private readonly server: Server,
@@ -216,7 +218,12 @@ export class IntelMirror {
     }
     const end = Math.min(total, startIndex + perPage);
     const items: string[] = [];
-    for (let k = startIndex; k < end; k++) items.push(JSON.stringify(nvdItem(this.nvd.record(indexAt(k)))));
+    if (this.rawCves && from === null) {
+      total = this.rawCves.length;
+      for (let k = startIndex; k < Math.min(total, startIndex + perPage); k++)
+        items.push(JSON.stringify({ cve: this.rawCves[k] }));
+    } else
+      for (let k = startIndex; k < end; k++) items.push(JSON.stringify(nvdItem(this.nvd.record(indexAt(k)))));
     return `{"resultsPerPage":${items.length},"startIndex":${startIndex},"totalResults":${total},"format":"NVD_CVE","version":"2.0","timestamp":"${new Date().toISOString().slice(0, 23)}","vulnerabilities":[${items.join(',')}]}`;
   }
 

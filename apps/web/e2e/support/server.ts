@@ -68,6 +68,8 @@ export async function startServer(smtpPort: number, env: Record<string, string> 
   const serverEnv = {
     ...process.env,
     NODE_ENV: 'production',
+    // No vulnerability-intelligence sync from the Internet in tests (the journeys load the lab's feed).
+    INTEL_SYNC: 'false',
     PORT: String(port),
     HOST: '127.0.0.1',
     PUBLIC_URL: url,

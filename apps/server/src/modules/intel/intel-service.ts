@@ -200,6 +200,23 @@ export async function exportSnapshot(
   return counts;
 }
 
+const SNAPSHOT_PREFIX = '{"format":"perimeter-intel"';
+
+/** Whether a gzip file's content starts with `prefix` (reads only its first chunk). */
+async function gzipStartsWith(file: string, prefix: string): Promise<boolean> {
+  const raw = createReadStream(file);
+  const stream = raw.pipe(createGunzip());
+  try {
+    for await (const chunk of stream) return (chunk as Buffer).toString('utf8').startsWith(prefix);
+    return false;
+  } catch {
+    return false;
+  } finally {
+    stream.destroy();
+    raw.destroy();
+  }
+}
+
 /**
  * Loads an `intel export` snapshot; `undefined` when the file is not one (then `cve import`
  * reads it as an NVD or retire.js feed). The sources' cursors come along, so a site that later
@@ -210,11 +227,15 @@ export async function importSnapshot(
   file: string,
 ): Promise<{ vulns: number; kev: number; epss: number } | undefined> {
   const handle = await open(file, 'r');
-  const magic = Buffer.alloc(2);
-  await handle.read(magic, 0, 2, 0);
+  const head = Buffer.alloc(64);
+  const { bytesRead } = await handle.read(head, 0, 64, 0);
   await handle.close();
+  const gzip = head[0] === 0x1f && head[1] === 0x8b;
+  // Not a snapshot (an NVD or retire.js feed): say so without reading the file.
+  if (!gzip && !head.subarray(0, bytesRead).toString('utf8').startsWith(SNAPSHOT_PREFIX)) return undefined;
+  if (gzip && !(await gzipStartsWith(file, SNAPSHOT_PREFIX))) return undefined;
   const raw = createReadStream(file);
-  const input = magic[0] === 0x1f && magic[1] === 0x8b ? raw.pipe(createGunzip()) : raw;
+  const input = gzip ? raw.pipe(createGunzip()) : raw;
   const rl = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
   let header: SnapshotHeader | undefined;
   const store = new PgVulnStore(ctx.db);

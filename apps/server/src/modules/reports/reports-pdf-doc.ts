@@ -345,7 +345,7 @@ export function reportDocDefinition(report: TReport): TDocumentDefinitions {
       .filter(Boolean)
       .join('\n'),
     `${t.severity[c.severity]}${c.cvss_score === null ? '' : ` (${c.cvss_score})`}`,
-    `${c.tech} ${c.version}${c.match_confidence && c.match_confidence !== 'high' ? `\n${t.confidence[c.match_confidence]}` : ''}`,
+    `${c.tech} ${c.version}`,
     c.port ? `${c.host}:${c.port}` : c.host,
     [c.version_start, c.version_end].filter(Boolean).join(' – ') || '—',
     c.latest_version ?? '—',
@@ -353,6 +353,7 @@ export function reportDocDefinition(report: TReport): TDocumentDefinitions {
       c.homepage,
       c.source_repository,
       c.downloads_per_month === null ? null : `${t.downloadsPerMonth}: ${c.downloads_per_month}`,
+      c.match_confidence && c.match_confidence !== 'high' ? t.confidence[c.match_confidence] : null,
       c.backport_note,
     ]
       .filter(Boolean)
