@@ -165,10 +165,14 @@ export function EventsTable({
 }) {
   const { t } = useTranslation();
   const columns = useColumns(subclass);
-  // The CVE tab has twelve columns: narrower padding so they fit at 1440 px beside the drawer.
+  // The CVE tab has twelve columns: narrower padding and text so they fit at 1440 px beside the drawer.
   const isWide = subclass === 'exploit_db';
   return (
-    <Table size="small" aria-label={label} sx={isWide ? { '& th, & td': { px: 1 } } : undefined}>
+    <Table
+      size="small"
+      aria-label={label}
+      sx={isWide ? { '& th, & td': { px: 0.75, fontSize: '0.8125rem' } } : undefined}
+    >
       <TableHead>
         <TableRow>
           {columns.map((c) => {
