@@ -11,6 +11,63 @@ import {
 } from './scans-fns.ts';
 
 describe('ScopeModel', () => {
+  it('an address row lists all its open ports and the names on it carry its banner technology', () => {
+    const m = new ScopeModel();
+    m.add({
+      kind: 'subdomain',
+      name: 'mail.a.test',
+      domain: 'a.test',
+      ips: ['10.0.0.5'],
+      cnames: [],
+      dangling: false,
+      sources: [],
+    });
+    m.add({
+      kind: 'service',
+      ip: '10.0.0.5',
+      port: 25,
+      transport: 'tcp',
+      service: 'smtp',
+      tls: false,
+      source: 'builtin',
+    });
+    // The address row appears only now, from a banner's technology: it must still list port 25.
+    m.add({
+      kind: 'technology',
+      name: 'Exim',
+      version: '4.87',
+      confidence: 100,
+      categories: [],
+      target: '10.0.0.5:25',
+      host: '10.0.0.5',
+      port: 25,
+      source: 'banner',
+    });
+    m.add({
+      kind: 'service',
+      ip: '10.0.0.5',
+      port: 110,
+      transport: 'tcp',
+      service: 'pop3',
+      tls: false,
+      source: 'builtin',
+    });
+    expect(m.rows.get('10.0.0.5')?.openedPorts).toEqual([25, 110]);
+    expect(m.rows.get('mail.a.test')?.openedPorts).toEqual([25, 110]);
+    expect(m.rows.get('mail.a.test')?.technologies).toEqual([{ name: 'Exim', version: '4.87' }]);
+    // A name resolved later gets the address's technology as well.
+    m.add({
+      kind: 'subdomain',
+      name: 'smtp.a.test',
+      domain: 'a.test',
+      ips: ['10.0.0.5'],
+      cnames: [],
+      dangling: false,
+      sources: [],
+    });
+    expect(m.rows.get('smtp.a.test')?.technologies).toEqual([{ name: 'Exim', version: '4.87' }]);
+  });
+
   it('gives a name resolved after the port scan the ports of its address', () => {
     const m = new ScopeModel();
     m.add({

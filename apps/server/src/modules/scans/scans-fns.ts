@@ -130,6 +130,8 @@ export class ScopeModel {
         urls: [],
       };
       this.rows.set(name, r);
+      // A bare address row made late (by a banner's technology, say) still lists every open port.
+      if (kind === 'ip') this.addIp(r, name);
     }
     if (mainDomain && !r.mainDomain) r.mainDomain = mainDomain;
     this.dirty.add(name);
@@ -138,10 +140,18 @@ export class ScopeModel {
 
   /** Services by address, so a name resolved later (certificate SANs) still gets its ports. */
   private readonly servicesByIp = new Map<string, ScopeRow['services']>();
+  /** Technologies seen on an address (service banners): every name on it runs them too. */
+  private readonly technologiesByIp = new Map<string, ScopeRow['technologies']>();
 
   private addIp(r: ScopeRow, ip: string): void {
     pushUnique(r.ipAddresses, ip);
     for (const s of this.servicesByIp.get(ip) ?? []) this.addService(r, s);
+    for (const t of this.technologiesByIp.get(ip) ?? []) this.addTechnology(r, t);
+  }
+
+  private addTechnology(r: ScopeRow, t: ScopeRow['technologies'][number]): void {
+    this.dirty.add(r.name);
+    if (!r.technologies.some((x) => x.name === t.name && x.version === t.version)) r.technologies.push(t);
   }
 
   private addService(r: ScopeRow, s: ScopeRow['services'][number]): void {
@@ -191,9 +201,17 @@ export class ScopeModel {
         pushUnique(this.row(asset.host, /^[\d.]+$|:/.test(asset.host) ? 'ip' : 'subdomain').urls, asset.url);
         return;
       case 'technology': {
-        const r = this.row(asset.host, /^[\d.]+$|:/.test(asset.host) ? 'ip' : 'subdomain');
-        if (!r.technologies.some((t) => t.name === asset.name && t.version === (asset.version ?? null)))
-          r.technologies.push({ name: asset.name, version: asset.version ?? null });
+        const tech = { name: asset.name, version: asset.version ?? null };
+        if (!/^[\d.]+$|:/.test(asset.host)) {
+          this.addTechnology(this.row(asset.host, 'subdomain'), tech);
+          return;
+        }
+        // A banner on an address (ssh, ftp, a database, a cache): the names on it carry it too.
+        const known = this.technologiesByIp.get(asset.host) ?? [];
+        if (!known.some((k) => k.name === tech.name && k.version === tech.version)) known.push(tech);
+        this.technologiesByIp.set(asset.host, known);
+        this.row(asset.host, 'ip');
+        for (const r of this.rowsWithIp(asset.host)) this.addTechnology(r, tech);
         return;
       }
       case 'email':
