@@ -134,7 +134,9 @@ describe('intel CLI', () => {
 
 describe('the worker schedule', () => {
   let boss: PgBoss;
+  let workers: Awaited<ReturnType<typeof registerIntelJobs>>;
   afterAll(async () => {
+    await workers?.stop(1000);
     await boss?.stop({ graceful: false, wait: true, timeout: 5000 });
   });
   const withEnv = (env: Partial<AppContext['config']['env']>): AppContext => ({
@@ -153,7 +155,7 @@ describe('the worker schedule', () => {
     // KEV has never been synced here: the worker syncs it at once instead of waiting for the cron.
     await other.runtime.ctx.db.delete(intelSources).where(eq(intelSources.source, 'kev'));
     const ctx = withEnv({ INTEL_SYNC: true, INTEL_SOURCES: 'kev', INTEL_KEV_URL: `${mirror.url}/kev.json` });
-    await registerIntelJobs(ctx, boss);
+    workers = await registerIntelJobs(ctx, boss);
     expect((await boss.getSchedules()).find((s) => s.name === INTEL_QUEUE)?.cron).toBe('17 */6 * * *');
     const until = Date.now() + 45_000;
     let row = await sourceRow(other.runtime.ctx.db, 'kev');

@@ -34,6 +34,8 @@ export interface JobPolicy {
   retryDelay: number;
   retryBackoff: boolean;
   expireInSeconds: number;
+  /** pg-boss's queue policy (`singleton`: at most one job active at a time); `standard` when unset. */
+  queuePolicy?: 'standard' | 'short' | 'singleton' | 'stately';
 }
 
 export interface JobMeta {
@@ -78,9 +80,17 @@ const nextBackoff = (ms: number) => Math.min(10_000, ms ? ms * 2 : 250);
 
 const isDeadlock = (err: unknown) => (err as { code?: string }).code === '40P01';
 
-async function createQueueOnce(boss: PgBoss, name: string, policy: JobPolicy): Promise<void> {
-  if (!(await boss.getQueue(name))) await boss.createQueue(name, { name, ...policy });
+async function createQueueOnce(
+  boss: PgBoss,
+  name: string,
+  { queuePolicy, ...policy }: JobPolicy,
+): Promise<void> {
+  if (!(await boss.getQueue(name)))
+    await boss.createQueue(name, { name, ...policy, ...(queuePolicy ? { policy: queuePolicy } : {}) });
 }
+
+/** The retry options pg-boss takes on `send` and `schedule`. */
+export const sendOptions = ({ queuePolicy: _queuePolicy, ...policy }: JobPolicy) => policy;
 
 export function defineJob<T>(name: string, schema: z.ZodType<T>, policy: JobPolicy): JobDefinition<T> {
   return {
@@ -93,7 +103,7 @@ export function defineJob<T>(name: string, schema: z.ZodType<T>, policy: JobPoli
         await executeSql('select pg_advisory_xact_lock($1)', [QUEUE_LOCK_ID]);
         await createQueueOnce(boss, name, policy);
       }
-      return boss.send(name, schema.parse(data) as object, { ...policy, ...options });
+      return boss.send(name, schema.parse(data) as object, { ...sendOptions(policy), ...options });
     },
     work(boss, logger, handler, { concurrency = 1, pollMs = 500 } = {}) {
       const stopping = new AbortController();

@@ -64,7 +64,8 @@ export async function runProcess(roles: Roles): Promise<void> {
       });
       stops.unshift(() => health.close());
     }
-    await registerIntelJobs(runtime.ctx, boss);
+    const intel = await registerIntelJobs(runtime.ctx, boss);
+    if (intel) stops.unshift(() => intel.stop());
     logger.info('worker role ready');
   }
 

@@ -1,7 +1,13 @@
 import os from 'node:os';
 import cronParser from 'cron-parser';
 import { z } from 'zod';
-import type { PgBoss as Boss } from '../../lib/queue.ts';
+import {
+  type PgBoss as Boss,
+  defineJob,
+  ensureQueues,
+  type JobWorkers,
+  sendOptions,
+} from '../../lib/queue.ts';
 import type { AppContext } from '../../server/context.ts';
 import { enabledSources, INTEL_SOURCES, isSyncScheduled } from './intel-fns.ts';
 import * as repo from './intel-repo.ts';
@@ -15,7 +21,13 @@ import type { SyncResult } from './intel-sync.ts';
  */
 export const INTEL_QUEUE = 'intel-sync';
 export const ZIntelJob = z.object({ sources: z.array(z.enum(INTEL_SOURCES)).optional() });
-const policy = { retryLimit: 2, retryDelay: 600, retryBackoff: true, expireInSeconds: 6 * 3600 };
+const intelJob = defineJob(INTEL_QUEUE, ZIntelJob, {
+  retryLimit: 2,
+  retryDelay: 600,
+  retryBackoff: true,
+  expireInSeconds: 6 * 3600,
+  queuePolicy: 'singleton',
+});
 
 /** The next time the cron fires (UTC), for `intel status`. */
 export function nextCronRun(cron: string, from = new Date()): Date | null {
@@ -40,34 +52,43 @@ export function runSummary(results: SyncResult[]): { level: 'info' | 'warn'; lin
   };
 }
 
-export async function registerIntelJobs(ctx: AppContext, boss: Boss): Promise<void> {
+export async function registerIntelJobs(ctx: AppContext, boss: Boss): Promise<JobWorkers | undefined> {
   const env = ctx.config.env;
   const sources = enabledSources(env.INTEL_SOURCES);
-  if (!(await boss.getQueue(INTEL_QUEUE)))
-    await boss.createQueue(INTEL_QUEUE, { name: INTEL_QUEUE, policy: 'singleton', ...policy });
+  await ensureQueues(ctx.database.pool, boss, [intelJob]);
   if (!isSyncScheduled(env) || sources.length === 0) {
     await boss.unschedule(INTEL_QUEUE);
     ctx.logger.info(
       'vulnerability intelligence sync is off (INTEL_SYNC / INTEL_SOURCES); `npm run cli -- intel sync` runs it by hand',
     );
-    return;
+    return undefined;
   }
   const owner = `worker:${os.hostname()}:${process.pid}`;
-  await boss.schedule(INTEL_QUEUE, env.INTEL_SYNC_CRON, {}, { tz: 'UTC', ...policy });
-  await boss.work(INTEL_QUEUE, { batchSize: 1, pollingIntervalSeconds: 5 }, async ([job]) => {
-    if (!job) return;
-    const { sources: asked } = ZIntelJob.parse(job.data ?? {});
-    const results = await syncSources(ctx, asked ?? sources, { owner });
-    const { level, line } = runSummary(results);
-    ctx.logger[level](line);
-  });
+  await boss.schedule(INTEL_QUEUE, env.INTEL_SYNC_CRON, {}, { tz: 'UTC', ...sendOptions(intelJob.policy) });
+  const workers = intelJob.work(
+    boss,
+    ctx.logger,
+    async ({ sources: asked }) => {
+      const results = await syncSources(ctx, asked ?? sources, { owner });
+      const { level, line } = runSummary(results);
+      ctx.logger[level](line);
+    },
+    { pollMs: 5000 },
+  );
   // A fresh installation syncs at once instead of waiting for the schedule.
   const rows = new Map((await repo.sourceRows(ctx.db)).map((r) => [r.source, r]));
   const never = sources.filter((s) => !rows.get(s)?.lastSuccessAt);
   if (never.length)
-    await boss.send(INTEL_QUEUE, { sources: never }, { ...policy, singletonKey: 'intel-first-sync' });
+    await intelJob.enqueue(
+      (text, values) => ctx.database.pool.query(text, values),
+      { sources: never },
+      {
+        singletonKey: 'intel-first-sync',
+      },
+    );
   ctx.logger.info(
     { sources, cron: env.INTEL_SYNC_CRON, firstSync: never },
     'vulnerability intelligence sync scheduled',
   );
+  return workers;
 }
