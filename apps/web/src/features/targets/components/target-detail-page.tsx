@@ -216,8 +216,8 @@ function DetailBody({ target }: { target: TTargetInfo }) {
               <Typography color="text.secondary">{t('targets.detail.noHistory')}</Typography>
             ) : (
               <List dense disablePadding data-testid="target-history">
-                {target.history.map((e, i) => (
-                  <ListItem key={`${e.created_at}-${i}`} disableGutters>
+                {target.history.map((e) => (
+                  <ListItem key={`${e.created_at} ${e.kind} ${e.detail ?? ''}`} disableGutters>
                     <ListItemText
                       primary={eventText(e, t)}
                       secondary={

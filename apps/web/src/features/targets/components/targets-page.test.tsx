@@ -98,8 +98,9 @@ describe('targets screen', () => {
       '14',
       '11',
       '13',
-      '21, 22, 25 +2 more',
-      'Apache, jQuery +1 more',
+      // Shown shortened; the whole list is there for screen readers.
+      '21, 22, 25 +2 more21, 22, 25, 80, 443',
+      'Apache, jQuery +1 moreApache, jQuery, nginx',
     ]);
     expect(cells[8]).toBe('Weekly: Sat 02:00 (UTC)');
     expect(cells[9]).toBe('41');

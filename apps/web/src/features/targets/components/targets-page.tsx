@@ -31,6 +31,7 @@ import { PageTitle } from '../../../components/ui/page-title.tsx';
 import { paths } from '../../../config/paths.ts';
 import { apiErrorMessage } from '../../../lib/errors.ts';
 import { ScanStatusChip } from '../../scans/components/scan-status-chip.tsx';
+import { visuallyHidden } from '../../schedules/components/schedule-calendar.tsx';
 import { useGetExtendTargetsInfoQuery } from '../api/get-extend-targets-info.ts';
 import { useDateFormat } from '../hooks/use-date-format.ts';
 import {
@@ -49,10 +50,16 @@ export function ShortList({ items, max = 3 }: { items: readonly (string | number
   if (items.length === 0) return <>—</>;
   const shown = items.slice(0, max).join(', ');
   if (items.length <= max) return <bdi>{shown}</bdi>;
+  // The whole list: in a tooltip for the mouse, as hidden text for screen readers.
   return (
     <Tooltip title={items.join(', ')}>
-      <span tabIndex={0}>
-        <bdi>{shown}</bdi> {t('targets.more', { count: items.length - max })}
+      <span>
+        <span aria-hidden>
+          <bdi>{shown}</bdi> {t('targets.more', { count: items.length - max })}
+        </span>
+        <Box component="span" sx={visuallyHidden}>
+          {items.join(', ')}
+        </Box>
       </span>
     </Tooltip>
   );
