@@ -149,16 +149,20 @@ describe('dashboard', () => {
   it('target metrics: period breakdown by class, technologies, ports, leak sources and timelines', async () => {
     const { token, userId } = await signUp();
     const { t1, t2, s1, s2 } = await seed(userId);
-    const scope = (scanId: string, name: string, ports: number[], techs: string[]) =>
+    const scope = (scanId: string, name: string, ports: number[], techs: string[], ips: string[] = []) =>
       sql.query(
         `insert into scan_scope (scan_id, name, kind, main_domain, ip_addresses, opened_ports, services, technologies, emails, cnames, urls)
-         values ($1, $2, 'subdomain', 'one.example', '{}', $3, '[]', $4, '{}', '{}', '{}')`,
-        [scanId, name, ports, JSON.stringify(techs.map((n) => ({ name: n, version: null })))],
+         values ($1, $2, 'subdomain', 'one.example', $5, $3, '[]', $4, '{}', '{}', '{}')`,
+        [scanId, name, ports, JSON.stringify(techs.map((n) => ({ name: n, version: null }))), ips],
       );
     // Only the latest scan of a target counts for technologies and ports.
     await scope(s1.id, 'old.one.example', [21], ['ftpd']);
     await scope(s2.id, 'www.one.example', [80, 443], ['nginx', 'jquery']);
     await scope(s2.id, 'api.one.example', [443, 8080], ['nginx']);
+    // One mail host under two names and its own address row: port 25 is one host:port.
+    await scope(s2.id, 'mail.one.example', [25], [], ['192.0.2.25']);
+    await scope(s2.id, 'smtp.one.example', [25], [], ['192.0.2.25']);
+    await scope(s2.id, '192.0.2.25', [25], [], ['192.0.2.25']);
     await sql.query(`update findings_leakcheck set sources = $2 where user_id = $1`, [
       userId,
       ['Combo 2021', 'ExampleBreach 2023'],
@@ -173,6 +177,7 @@ describe('dashboard', () => {
     ]);
     expect(one.open_ports).toEqual([
       { port: 443, hosts: 2 },
+      { port: 25, hosts: 1 },
       { port: 80, hosts: 1 },
       { port: 8080, hosts: 1 },
     ]);

@@ -166,10 +166,9 @@ describe('scans of the lab end to end', () => {
     }
 
     // Scope: every planted subdomain of the domain, with its addresses and open ports.
-    const scope = await api.post<{ data: { items: TScopeItem[]; total: number } }>(
-      '/main/get_one_user_abstract_scan_scope?limit=100',
-      { id, targets_type: 'domain' },
-    );
+    const scope = await api.post<{
+      data: { items: TScopeItem[]; total: number; summary: Record<string, number> };
+    }>('/main/get_one_user_abstract_scan_scope?limit=100', { id, targets_type: 'domain' });
     expect(scope.status).toBe(200);
     const names = scope.body.data.items
       .filter((s) => s.kind === 'subdomain')
@@ -180,6 +179,15 @@ describe('scans of the lab end to end', () => {
       .filter(inDomain)
       .sort();
     expect(names).toEqual(wantNames);
+    // The open-ports chip counts each host:port once, however many names the address carries.
+    const hostPorts = new Set(
+      scope.body.data.items.flatMap((r) =>
+        (r.ip_addresses.length ? r.ip_addresses : [r.name]).flatMap((ip) =>
+          r.opened_ports.map((p) => `${ip}:${p}`),
+        ),
+      ),
+    );
+    expect(scope.body.data.summary.opened_ports).toBe(hostPorts.size);
     for (const s of expected.assets.subdomains.filter((x) => inDomain(x.name))) {
       const row = scope.body.data.items.find((i) => i.name === s.name);
       expect(row?.ip_addresses.slice().sort(), s.name).toEqual(s.ips.slice().sort());

@@ -205,14 +205,18 @@ export async function technologiesOfScans(
   return rows;
 }
 
-/** Host names of the scans' scope with each port open, most first. */
+/**
+ * Hosts of the scans' scope with each port open, most first. A host is an address: its names and
+ * its own row share one open port, so the port counts once per host:port.
+ */
 export async function portsOfScans(db: DbOrTx, userId: string, scanIds: readonly string[], limit: number) {
   if (scanIds.length === 0) return [];
   const { rows } = await db.execute<{ port: number; hosts: number }>(sql`
-    select p as port, count(distinct s.name)::int as hosts
+    select p as port, count(distinct coalesce(ip, s.name))::int as hosts
     from scan_scope s
     join scans sc on sc.id = s.scan_id and sc.user_id = ${userId}
     cross join lateral unnest(s.opened_ports) as p
+    left join lateral unnest(s.ip_addresses) as ip on true
     where ${inScans(scanIds)}
     group by p order by hosts desc, p limit ${limit}`);
   return rows;

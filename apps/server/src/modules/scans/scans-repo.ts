@@ -667,7 +667,11 @@ export async function scopeSummary(db: DbOrTx, scanId: string): Promise<Record<s
     select count(*)::int as hosts,
       count(*) filter (where kind = 'subdomain')::int as subdomains,
       (select count(distinct ip) from scan_scope, unnest(ip_addresses) ip where scan_id = ${scanId}::uuid)::int as ip_addresses,
-      coalesce(sum(cardinality(opened_ports)), 0)::int as opened_ports,
+      -- once per host:port — an address's names and its own row list the same open port
+      (select count(distinct (coalesce(ip, name), p)) from scan_scope
+        cross join lateral unnest(opened_ports) p
+        left join lateral unnest(ip_addresses) ip on true
+        where scan_id = ${scanId}::uuid)::int as opened_ports,
       (select count(distinct e) from scan_scope, unnest(emails) e where scan_id = ${scanId}::uuid)::int as emails,
       coalesce(sum(jsonb_array_length(technologies)), 0)::int as technologies
     from scan_scope where scan_id = ${scanId}::uuid`);

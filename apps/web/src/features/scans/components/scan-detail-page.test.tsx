@@ -265,6 +265,31 @@ describe('scan detail page', { timeout: 30_000 }, () => {
     expect(within(screen.getByTestId('scan-info')).queryByText('Done (partial)')).toBeNull();
   });
 
+  it('while a scan runs, the info panel follows the progress: status, start time; the last seconds read "under a minute"', async () => {
+    stubApi({
+      // The row loaded with the page is older than the progress: it still says pending, not started.
+      '/main/get_abstract_scan': () =>
+        Response.json({ data: scan({ status: 'pending', started_at: null, finished_at: null, percent: 0 }) }),
+      '/main/get_user_abstract_scan_progress': () =>
+        Response.json({
+          data: progress({ status: 'running', percent: 62, stage: 'templates', eta_seconds: 2 }),
+        }),
+      '/main/get_user_events_data_report': () => Response.json({ data: report() }),
+      '/main/get_one_user_abstract_scan_scope': () =>
+        Response.json({ data: { items: [], total: 0, summary: {} } }),
+    });
+    renderPage();
+    const info = await screen.findByTestId('scan-info');
+    const field = (label: string) => within(info).getByText(label).nextElementSibling;
+    await waitFor(() => expect(field('Status')).toHaveTextContent('Running'));
+    const fmt = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'short' });
+    expect(field('Start time')).toHaveTextContent(fmt.format(new Date('2026-11-01T10:00:00Z')));
+    const box = await screen.findByTestId('scan-detail-progress');
+    await waitFor(() =>
+      expect(box).toHaveTextContent('62% · Stage: Vulnerability checks · under a minute left'),
+    );
+  });
+
   it('says why hosts were skipped from the engine code, in the user language; an uncoded reason as is', async () => {
     const running = progress({
       skipped_hosts: [

@@ -11,7 +11,7 @@ import {
   Stack,
   Typography,
 } from '@mui/material';
-import type { TScan } from '@perimeter/contracts';
+import type { TScan, TScanProgress } from '@perimeter/contracts';
 import { useTranslation } from 'react-i18next';
 import { Link, useParams } from 'react-router';
 import { PageTitle } from '../../../components/ui/page-title.tsx';
@@ -19,10 +19,12 @@ import { paths } from '../../../config/paths.ts';
 import { apiErrorMessage } from '../../../lib/errors.ts';
 import { schedulePath } from '../../targets/hooks/use-target-actions.ts';
 import { useGetScanQuery } from '../api/get-scan.ts';
+import { useGetScanProgressQuery } from '../api/get-scan-progress.ts';
 import { useGetScanReportQuery } from '../api/get-scan-report.ts';
-import { ScanActions } from './scan-actions.tsx';
+import { isMoving, ScanActions } from './scan-actions.tsx';
 import { RestrictedNotice, ScanFindingsSummary } from './scan-findings-summary.tsx';
 import { ScanInfoPanel } from './scan-info-panel.tsx';
+import { PROGRESS_POLL_MS } from './scan-progress.tsx';
 import { ScanReportDownloads } from './scan-report-downloads.tsx';
 import { ScanScopeTable } from './scan-scope-table.tsx';
 import { ScanStages } from './scan-stages.tsx';
@@ -84,8 +86,30 @@ function ReportSection({ scan }: { scan: TScan }) {
   );
 }
 
-function ScanDetail({ scan }: { scan: TScan }) {
+/**
+ * The scan as it is now: the progress (polled while the scan moves) is newer than the scan row
+ * loaded with the page, so status, start and end times follow it — never "Pending" at 62 %.
+ */
+export function liveScan(scan: TScan, progress: TScanProgress | undefined): TScan {
+  if (!progress) return scan;
+  return {
+    ...scan,
+    status: progress.status,
+    stage: progress.stage,
+    percent: progress.percent,
+    started_at: progress.started_at ?? scan.started_at,
+    finished_at: progress.finished_at ?? scan.finished_at,
+  };
+}
+
+function ScanDetail({ scan: loaded }: { scan: TScan }) {
   const { t } = useTranslation();
+  // The same subscription ScanStages polls (RTK Query shares it): one request, one truth.
+  const { data: progress } = useGetScanProgressQuery(loaded.id, {
+    skip: loaded.status === 'created',
+    pollingInterval: isMoving(loaded) ? PROGRESS_POLL_MS : 0,
+  });
+  const scan = liveScan(loaded, progress);
   const title = t('scans.detail.title', { targets: scan.targets.map((x) => x.target).join(', ') });
   return (
     <>
@@ -111,7 +135,7 @@ function ScanDetail({ scan }: { scan: TScan }) {
           <ScanInfoPanel scan={scan} />
         </Grid>
         <Grid size={{ xs: 12, lg: 6 }}>
-          <ScanStages scan={scan} />
+          <ScanStages scan={loaded} />
         </Grid>
         <Grid size={12}>
           <ReportSection scan={scan} />

@@ -1,4 +1,5 @@
 import { Box, LinearProgress, Typography } from '@mui/material';
+import type { TFunction } from 'i18next';
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useAppDispatch } from '../../../store/index.ts';
@@ -33,13 +34,16 @@ export function ScanProgress({ scanId, initialPercent }: { scanId: string; initi
           : [
               `${percent}%`,
               data?.stage ? t('scans.stage', { stage: stageLabel(t, data.stage) }) : null,
-              data?.eta_seconds != null
-                ? t('scans.eta', { minutes: Math.max(1, Math.ceil(data.eta_seconds / 60)) })
-                : null,
+              data?.eta_seconds != null ? etaText(t, data.eta_seconds) : null,
             ]
               .filter(Boolean)
               .join(' · ')}
       </Typography>
     </Box>
   );
+}
+
+/** Time left: whole minutes from a minute up, "under a minute" below, so the end never reads "1 min". */
+export function etaText(t: TFunction, seconds: number): string {
+  return seconds < 60 ? t('scans.etaUnderMinute') : t('scans.eta', { minutes: Math.ceil(seconds / 60) });
 }

@@ -22,7 +22,7 @@ import { useGetScanProgressQuery } from '../api/get-scan-progress.ts';
 import { scansApi } from '../api/scans-api.ts';
 import { isMoving } from './scan-actions.tsx';
 import { ScanPartialNotice } from './scan-partial-notice.tsx';
-import { PROGRESS_POLL_MS } from './scan-progress.tsx';
+import { etaText, PROGRESS_POLL_MS } from './scan-progress.tsx';
 import { stageLabel, stagesOf } from './scan-stages-list.ts';
 
 type TStageState = 'done' | 'active' | 'stopped' | 'waiting';
@@ -68,9 +68,7 @@ export function ScanStages({ scan }: { scan: TScan }) {
     : [
         `${percent}%`,
         status === 'running' && current ? t('scans.stage', { stage: stageLabel(t, current) }) : null,
-        status === 'running' && eta != null
-          ? t('scans.eta', { minutes: Math.max(1, Math.ceil(eta / 60)) })
-          : null,
+        status === 'running' && eta != null ? etaText(t, eta) : null,
       ]
         .filter(Boolean)
         .join(' · ');
