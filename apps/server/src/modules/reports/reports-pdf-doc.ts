@@ -16,7 +16,7 @@ export const dateTime = (iso: string | null, lang: string, timeZone: string) =>
   iso
     ? `${new Date(iso).toLocaleString(lang === 'ru' ? 'ru-RU' : 'en-GB', { timeZone, timeZoneName: 'short' })}`
     : '—';
-const valueOf = (map: Record<string, string>, v: string) => map[v] ?? v;
+const labelOf = (map: Record<string, string>, v: string) => map[v] ?? v;
 
 function severityChart(report: TReport, t: ReportTexts): Content {
   const counts = report.summary.severity_counts;
@@ -115,7 +115,7 @@ function findingBlock(f: TReportFinding, t: ReportTexts, restricted: boolean): C
         ],
       },
       {
-        text: `${t.host}: ${f.host} · ${t.status}: ${valueOf(t.findingStatus, f.status)}${f.resolved ? ` (${t.resolved})` : ''}`,
+        text: `${t.host}: ${f.host} · ${t.status}: ${labelOf(t.findingStatus, f.status)}${f.resolved ? ` (${t.resolved})` : ''}`,
         fontSize: 8,
         color: '#555',
       },
@@ -190,7 +190,7 @@ export function reportDocDefinition(report: TReport): TDocumentDefinitions {
     ...(pageBreak ? { pageBreak: 'before' as const } : {}),
   });
   const targets =
-    report.scan.targets.map((x) => `${x.target} (${valueOf(t.targetType, x.target_type)})`).join(', ') || '—';
+    report.scan.targets.map((x) => `${x.target} (${labelOf(t.targetType, x.target_type)})`).join(', ') || '—';
   const tz = report.time_zone;
 
   const cover: Content[] = [
@@ -201,8 +201,8 @@ export function reportDocDefinition(report: TReport): TDocumentDefinitions {
       [
         [t.scanDate, dateTime(report.scan.started_at ?? report.scan.created_at, report.language, tz)],
         [t.duration, report.scan.duration_seconds === null ? '—' : t.seconds(report.scan.duration_seconds)],
-        [t.scanType, valueOf(t.scanTypes, report.scan.scan_type)],
-        [t.plan, valueOf(t.planName, report.plan)],
+        [t.scanType, labelOf(t.scanTypes, report.scan.scan_type)],
+        [t.plan, labelOf(t.planName, report.plan)],
         [t.generated, dateTime(report.generated_at, report.language, tz)],
         [t.timeZone, tz],
         ['ID', report.scan.id],
@@ -271,7 +271,7 @@ export function reportDocDefinition(report: TReport): TDocumentDefinitions {
       findings.push(
         simpleTable(
           [t.name, t.host, t.status],
-          rest.map((f) => [clip(f.name, 120), clip(f.host, 60), valueOf(t.findingStatus, f.status)]),
+          rest.map((f) => [clip(f.name, 120), clip(f.host, 60), labelOf(t.findingStatus, f.status)]),
           ['*', 150, 60],
         ),
       );
