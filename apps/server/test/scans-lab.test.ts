@@ -188,6 +188,22 @@ describe('scans of the lab end to end', () => {
       ),
     );
     expect(scope.body.data.summary.opened_ports).toBe(hostPorts.size);
+    // Most relevant first by default: never a host with a lower worst severity before a higher one.
+    const order = ['informational', 'low', 'medium', 'high', 'critical'];
+    const ranks = scope.body.data.items.map((r) => (r.risk ? order.indexOf(r.risk) + 1 : 0));
+    expect(ranks).toEqual([...ranks].sort((a, b) => b - a));
+    expect(ranks[0]).toBeGreaterThan(0);
+    const byName = await api.post<{ data: { items: TScopeItem[] } }>(
+      '/main/get_one_user_abstract_scan_scope?limit=100',
+      {
+        id,
+        targets_type: 'domain',
+        sort_key: 'name',
+        sort_order: 'asc',
+      },
+    );
+    const listed = byName.body.data.items.map((r) => r.name);
+    expect(listed).toEqual([...listed].sort());
     for (const s of expected.assets.subdomains.filter((x) => inDomain(x.name))) {
       const row = scope.body.data.items.find((i) => i.name === s.name);
       expect(row?.ip_addresses.slice().sort(), s.name).toEqual(s.ips.slice().sort());

@@ -198,6 +198,11 @@ export const ZScopeBody = z.strictObject({
   id: ZScanId,
   targets_type: ZTargetType.optional(),
   sort_order: ZSortOrder.default('desc'),
+  /**
+   * relevance (default): the riskiest host first (highest severity found on it in this scan, then
+   * the most open ports), `sort_order` reverses it; name: alphabetical in `sort_order`.
+   */
+  sort_key: z.enum(['relevance', 'name']).optional(),
   name_filter_opt: z
     .strictObject({ name_filter: z.string().max(255), is_contains: z.boolean().default(true) })
     .optional(),

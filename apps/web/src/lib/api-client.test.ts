@@ -154,7 +154,7 @@ describe('API client', () => {
     const res = await store.dispatch(testApi.endpoints.me.initiate('limited'));
     expect(res.error).toMatchObject({ status: 429 });
     expect(enqueueSnackbar).toHaveBeenCalledWith(
-      'Too many requests. Try again in 37 seconds.',
+      'Too many requests. Try again in 37 s.',
       expect.objectContaining({ variant: 'warning', key: 'rate-limited', preventDuplicate: true }),
     );
     expect(

@@ -616,10 +616,28 @@ export async function listScope(
   opts: {
     nameFilter?: { value: string; contains: boolean };
     order: 'asc' | 'desc';
+    sortKey: 'relevance' | 'name';
     limit: number;
     offset: number;
   },
 ) {
+  // The highest severity this scan found on the host (same join as hostRisk).
+  const risk = sql`(select max(f.severity_ordering) from finding_sightings s
+    join (
+      select id, severity_ordering from findings_exploit_scanner
+      union all select id, severity_ordering from findings_exploit_db
+      union all select id, severity_ordering from findings_leakcheck
+    ) f on f.id = s.finding_id
+    where s.scan_id = ${scanScope.scanId} and s.host = ${scanScope.name})`;
+  const dir = opts.order === 'asc' ? sql`asc nulls first` : sql`desc nulls last`;
+  const order =
+    opts.sortKey === 'name'
+      ? [opts.order === 'asc' ? asc(scanScope.name) : desc(scanScope.name)]
+      : [
+          sql`${risk} ${dir}`,
+          sql`cardinality(${scanScope.openedPorts}) ${opts.order === 'asc' ? sql`asc` : sql`desc`}`,
+          asc(scanScope.name),
+        ];
   const pattern = opts.nameFilter
     ? opts.nameFilter.contains
       ? `%${escapeLike(opts.nameFilter.value)}%`
@@ -634,7 +652,7 @@ export async function listScope(
       .select()
       .from(scanScope)
       .where(where)
-      .orderBy(opts.order === 'asc' ? asc(scanScope.name) : desc(scanScope.name))
+      .orderBy(...order)
       .limit(opts.limit)
       .offset(opts.offset),
     db.select({ n: sql<number>`count(*)::int` }).from(scanScope).where(where),

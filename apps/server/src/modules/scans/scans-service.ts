@@ -269,6 +269,7 @@ export async function getScope(
         }
       : {}),
     order: body.sort_order as 'asc' | 'desc',
+    sortKey: body.sort_key ?? 'relevance',
     ...page,
   });
   const [risk, summary] = await Promise.all([

@@ -21,6 +21,7 @@ export function ServerHtml({ html, testId }: { html: string; testId?: string }) 
       alive = false;
     };
   }, [html]);
+  if (!clean) return null;
   // biome-ignore lint/security/noDangerouslySetInnerHtml: sanitized by DOMPurify above
   return <span data-testid={testId} dangerouslySetInnerHTML={{ __html: clean }} />;
 }
