@@ -84,6 +84,11 @@ async function signUp(overrides: { language?: string; scanMail?: boolean; critMa
      where email = $1 returning id`,
     [input.email, overrides.language ?? 'en', overrides.scanMail ?? true, overrides.critMail ?? true],
   );
+  // Registration queues the address confirmation; it is sent by the dispatcher a moment later.
+  // Wait for it, so that what a test counts afterwards is only what the scans sent.
+  await waitFor(() =>
+    smtp.messages.find((m) => m.to.includes(input.email) && /Confirm your e-mail/.test(m.subject)),
+  );
   return { token: login.body.data.access, userId: rows[0]!.id, email: input.email };
 }
 

@@ -162,6 +162,8 @@ describe('targets screen', () => {
     expect(await screen.findByText(/acme\.tset is disabled/)).toBeInTheDocument();
     expect(await screen.findByTestId('targets-empty')).toBeInTheDocument();
 
+    // The confirmation dialog fades out first (while it is there, the page is hidden from the accessibility tree).
+    await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
     await user.click(screen.getByRole('button', { name: 'Disabled' }));
     await waitFor(() => expect(listCalls(calls).at(-1)).toContain('disabled=true'));
     expect(screen.getByTestId('where')).toHaveTextContent('/targets?view=disabled');
