@@ -24,6 +24,21 @@ export async function settle(page: Page): Promise<void> {
 }
 
 /**
+ * Waits until an opening dialog has faded in: axe measures colour contrast on what is painted,
+ * and a dialog caught half-way (opacity < 1) fails it for colours that pass once it is shown.
+ */
+async function transitionsDone(page: Page): Promise<void> {
+  await page.waitForFunction(
+    () =>
+      [...document.querySelectorAll('.MuiDialog-container, .MuiPopover-paper, .MuiMenu-paper')].every(
+        (e) => getComputedStyle(e).opacity === '1',
+      ),
+    undefined,
+    { timeout: 10_000 },
+  );
+}
+
+/**
  * Screenshots of a page in every theme × language (× direction) with axe-core run on each; the
  * serious and critical violations are collected for one assertion at the end of a journey.
  */
@@ -51,6 +66,7 @@ export function createCapture(page: Page) {
       await page.reload();
       await settle(page);
       await prepare();
+      await transitionsDone(page);
       expect(await page.evaluate(() => document.documentElement.lang)).toBe(combo.lng);
       const tag = `${combo.lng}-${combo.mode}-${combo.dir}`;
       const list = await seriousViolations(page);
