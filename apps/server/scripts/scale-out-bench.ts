@@ -8,7 +8,8 @@
  * WORKER_CONCURRENCY=BENCH_CONCURRENCY, and once they are ready starts the scans and times until the
  * last one ends. The worker counts are interleaved (1,2,3,1,2,3,…) for BENCH_ROUNDS rounds; medians are
  * printed with the load average before each run, and written to bench-results/. Options:
- * BENCH_SCANS (30), BENCH_ROUNDS (5), BENCH_WORKERS (1,2,3), BENCH_CONCURRENCY (2).
+ * BENCH_SCANS (30), BENCH_ROUNDS (5), BENCH_WORKERS (1,2,3), BENCH_CONCURRENCY (2), BENCH_FULL=1 (full
+ * scans of all the lab's ports: the heavier, more realistic load).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -28,6 +29,8 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const WORKERS = (process.env.BENCH_WORKERS ?? '1,2,3').split(',').map(Number);
 const CONCURRENCY = process.env.BENCH_CONCURRENCY ?? '2';
 const DOMAINS = ['acme.test', 'beta.test', 'wild.test'];
+/** BENCH_FULL=1: full scans (every class) of all the lab's ports instead of template checks of one web port. */
+const FULL = process.env.BENCH_FULL === '1';
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
 const log = (msg: string) => console.log(`[scale ${new Date().toISOString().slice(11, 19)}] ${msg}`);
@@ -56,7 +59,9 @@ async function freeLab(): Promise<Lab> {
 }
 
 const lab = await freeLab();
-const ports = String(lab.portMap[80] ?? 80);
+const ports = FULL
+  ? [...new Set(Object.values(lab.portMap))].sort((a, b) => a - b).join(',')
+  : String(lab.portMap[80] ?? 80);
 const scanEnv = {
   PERIMETER_ALLOW_PRIVATE_TARGETS: 'true',
   PERIMETER_DNS_SERVERS: `${lab.dns.host}:${lab.dns.port}`,
@@ -175,8 +180,12 @@ try {
       for (let i = 0; i < SCANS; i++) {
         const scan = await call<{ id: string }>('POST', '/main/create_abstract_scan', token, {
           targets: [{ target_type: 'domain', user_target_id: targetIds[i % targetIds.length] }],
-          scan_type: 'custom',
-          custom_scan_config: { classes: [], subclasses: ['exploit_scanner', 'leakcheck'] },
+          ...(FULL
+            ? { scan_type: 'full' }
+            : {
+                scan_type: 'custom',
+                custom_scan_config: { classes: [], subclasses: ['exploit_scanner', 'leakcheck'] },
+              }),
         });
         ids.push(scan.id);
       }
@@ -195,6 +204,13 @@ try {
         await new Promise((r) => setTimeout(r, 250));
       }
       const seconds = (Date.now() - started) / 1000;
+      const { rows: ended } = await pool.query<{ status: string; message: string | null; n: number }>(
+        `select status, min(message) as message, count(*)::int as n from scans where id = any($1) group by 1`,
+        [ids],
+      );
+      const notDone = ended.filter((r) => r.status !== 'done');
+      if (notDone.length)
+        log(`not done: ${notDone.map((r) => `${r.n} ${r.status} (${r.message ?? 'no message'})`).join('; ')}`);
       await stop(workers.map((w) => w.child));
       runs.push({ workers: n, seconds, load: before });
       log(
@@ -204,7 +220,7 @@ try {
 
   const base = median(runs.filter((r) => r.workers === WORKERS[0]).map((r) => r.seconds));
   const lines = [
-    `Scale-out: ${SCANS} lab scans (template checks of one web port + leak check), WORKER_CONCURRENCY=${CONCURRENCY}, ${ROUNDS} interleaved rounds, ${os.cpus().length} cores, medians:`,
+    `Scale-out: ${SCANS} lab scans (${FULL ? 'full scans of all lab ports' : 'template checks of one web port + leak check'}), WORKER_CONCURRENCY=${CONCURRENCY}, ${ROUNDS} interleaved rounds, ${os.cpus().length} cores, medians:`,
     ...WORKERS.map((n) => {
       const m = median(runs.filter((r) => r.workers === n).map((r) => r.seconds));
       return `- ${n} worker process(es): ${m.toFixed(1)} s (${(base / m).toFixed(2)}× of ${WORKERS[0]})`;
