@@ -30,9 +30,11 @@ export async function settle(page: Page): Promise<void> {
 async function transitionsDone(page: Page): Promise<void> {
   await page.waitForFunction(
     () =>
-      [...document.querySelectorAll('.MuiDialog-container, .MuiPopover-paper, .MuiMenu-paper')].every(
-        (e) => getComputedStyle(e).opacity === '1',
-      ),
+      [...document.querySelectorAll('.MuiDialog-container, .MuiPopover-paper, .MuiMenu-paper')].every((e) => {
+        const style = getComputedStyle(e);
+        // A closed, kept-mounted menu is hidden, not fading.
+        return style.visibility === 'hidden' || style.opacity === '1';
+      }),
     undefined,
     { timeout: 10_000 },
   );
