@@ -1,11 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM, CHROMIUM_ARGS, missingBrowserReason } from './support/browser.ts';
-import { createCapture, SCREENSHOT_DIR, settle } from './support/capture.ts';
+import { createCapture, recordFailure, settle } from './support/capture.ts';
 import { ensureBuilt, freePort, repoRoot } from './support/server.ts';
 
 /**
@@ -103,15 +103,7 @@ describe.skipIf(skipReason !== null)('npm run demo: from a fresh data dir to a f
     await context.addCookies([{ name: 'cookieConsent', value: 'true', url: base }]);
   });
 
-  afterEach(async (ctx) => {
-    if (ctx.task.result?.state !== 'fail' || !page) return;
-    mkdirSync(SCREENSHOT_DIR, { recursive: true });
-    const name = ctx.task.name.replace(/[^a-z0-9]+/gi, '-').slice(0, 60);
-    await page
-      .screenshot({ path: path.join(SCREENSHOT_DIR, `FAILED-demo-${name}.png`) })
-      .catch(() => undefined);
-    console.error(`failed at ${page.url()}\ndemo output tail:\n${output.slice(-3000)}`);
-  });
+  afterEach((ctx) => recordFailure(ctx.task, page, 'demo', () => output));
 
   afterAll(async () => {
     await context?.close();

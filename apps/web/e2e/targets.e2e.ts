@@ -1,9 +1,7 @@
-import { mkdirSync } from 'node:fs';
-import path from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM, CHROMIUM_ARGS, missingBrowserReason } from './support/browser.ts';
-import { createCapture, SCREENSHOT_DIR, settle } from './support/capture.ts';
+import { createCapture, recordFailure, settle } from './support/capture.ts';
 import { type Lab, labServerEnv, startE2eLab } from './support/lab.ts';
 import { ensureBuilt, startServer, type TServer } from './support/server.ts';
 import { startSmtp } from './support/smtp.ts';
@@ -62,15 +60,7 @@ describe.skipIf(skipReason !== null)('targets screen and schedules in reach, in 
     await context.addCookies([{ name: 'cookieConsent', value: 'true', url: server.url }]);
   });
 
-  afterEach(async (ctx) => {
-    if (ctx.task.result?.state !== 'fail' || !page) return;
-    mkdirSync(SCREENSHOT_DIR, { recursive: true });
-    const name = ctx.task.name.replace(/[^a-z0-9]+/gi, '-').slice(0, 60);
-    await page
-      .screenshot({ path: path.join(SCREENSHOT_DIR, `FAILED-targets-${name}.png`) })
-      .catch(() => undefined);
-    console.error(`failed at ${page.url()}\nserver log tail:\n${server.logs().slice(-3000)}`);
-  });
+  afterEach((ctx) => recordFailure(ctx.task, page, 'targets', () => server.logs()));
 
   afterAll(async () => {
     await context?.close();

@@ -94,3 +94,22 @@ export function createCapture(page: Page) {
 
   return { capture, summary };
 }
+
+/**
+ * After a failed test: a screenshot named after the journey and test, and where the page was with
+ * the tail of the logs (the server's, or a command's output) on stderr.
+ */
+export async function recordFailure(
+  task: { name: string; result?: { state?: string } },
+  page: Page | undefined,
+  journey: string,
+  logTail: () => string,
+): Promise<void> {
+  if (task.result?.state !== 'fail' || !page) return;
+  mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  const name = task.name.replace(/[^a-z0-9]+/gi, '-').slice(0, 60);
+  await page
+    .screenshot({ path: path.join(SCREENSHOT_DIR, `FAILED-${journey}-${name}.png`) })
+    .catch(() => undefined);
+  console.error(`failed at ${page.url()}\nlog tail:\n${logTail().slice(-3000)}`);
+}
