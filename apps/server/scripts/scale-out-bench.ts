@@ -210,7 +210,9 @@ try {
       );
       const notDone = ended.filter((r) => r.status !== 'done');
       if (notDone.length)
-        log(`not done: ${notDone.map((r) => `${r.n} ${r.status} (${r.message ?? 'no message'})`).join('; ')}`);
+        log(
+          `not done: ${notDone.map((r) => `${r.n} ${r.status} (${r.message ?? 'no message'})`).join('; ')}`,
+        );
       await stop(workers.map((w) => w.child));
       runs.push({ workers: n, seconds, load: before });
       log(
