@@ -2,7 +2,8 @@ import type { CveFinding, LeakFinding, TemplateFinding } from '@perimeter/engine
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scans } from '../src/db/schema/index.ts';
-import { saveScope, upsertFindings } from '../src/modules/scans/scans-repo.ts';
+import { upsertFindings } from '../src/modules/findings/findings-write-repo.ts';
+import { saveScope } from '../src/modules/scans/scans-repo.ts';
 import { createTestApp, type TestApp } from './support/app.ts';
 import { type Api, createScan, seedScan, signUp } from './support/scan-lab.ts';
 

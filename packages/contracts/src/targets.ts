@@ -9,6 +9,15 @@ export type TTargetType = z.infer<typeof ZTargetType>;
 export const SEVERITIES = ['critical', 'high', 'medium', 'low', 'informational', 'unknown'] as const;
 export const ZSeverity = z.enum(SEVERITIES);
 export type TSeverity = z.infer<typeof ZSeverity>;
+/** The one severity ordering (most severe highest), stored as findings' `severity_ordering`. */
+export const SEVERITY_RANK: Record<TSeverity, number> = {
+  critical: 5,
+  high: 4,
+  medium: 3,
+  low: 2,
+  informational: 1,
+  unknown: 0,
+};
 export const ZSeverityCounts = z.object({
   critical: z.number().int(),
   high: z.number().int(),
@@ -18,6 +27,15 @@ export const ZSeverityCounts = z.object({
   unknown: z.number().int(),
 });
 export type TSeverityCounts = z.infer<typeof ZSeverityCounts>;
+/** Counts per severity, all zero. */
+export const zeroSeverityCounts = (): TSeverityCounts => ({
+  critical: 0,
+  high: 0,
+  medium: 0,
+  low: 0,
+  informational: 0,
+  unknown: 0,
+});
 
 /** A query parameter that may be repeated (`a=1&a=2`, no brackets): always an array. */
 export const repeated = <T extends z.ZodType>(item: T) =>

@@ -1,3 +1,4 @@
+import { SEVERITY_RANK } from '@perimeter/contracts';
 import type { Db } from '../../src/db/client.ts';
 import {
   findingSightings,
@@ -56,14 +57,7 @@ export async function seedScan(
   return scan!;
 }
 
-const SEV_ORD: Record<string, number> = {
-  critical: 5,
-  high: 4,
-  medium: 3,
-  low: 2,
-  informational: 1,
-  unknown: 0,
-};
+const SEV_ORD: Record<string, number> = SEVERITY_RANK;
 
 export interface TemplateSeed {
   key: string;

@@ -13,10 +13,11 @@ import { type PgBoss, startQueue } from '../../src/lib/queue.ts';
 
 export type { PgBoss };
 
+import { upsertFindings } from '../../src/modules/findings/findings-write-repo.ts';
 import { addLeaks } from '../../src/modules/scans/scans-intel-repo.ts';
 import { importCveSources } from '../../src/modules/scans/scans-intel-service.ts';
 import { registerScanWorkers } from '../../src/modules/scans/scans-jobs.ts';
-import { saveScope, upsertFindings } from '../../src/modules/scans/scans-repo.ts';
+import { saveScope } from '../../src/modules/scans/scans-repo.ts';
 import type { AppContext } from '../../src/server/context.ts';
 import { client, newUserInput, PASSWORD, type TestApp } from './app.ts';
 

@@ -85,7 +85,7 @@ export const billingInvoices = pgTable(
     createdAt: createdAt(),
     /**
      * A paid one-time payment (try_it) buys one scan: the scan that used it, set once by scan
-     * creation (scans-repo claimOneTimePayment); null while unused.
+     * creation (billing-repo claimOneTimePayment); null while unused.
      */
     consumedScanId: uuid('consumed_scan_id'),
     consumedAt: timestamp('consumed_at', { withTimezone: true }),

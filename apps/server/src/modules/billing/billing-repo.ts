@@ -1,4 +1,4 @@
-import { desc, eq, sql } from 'drizzle-orm';
+import { and, desc, eq, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.ts';
 import {
   billingCustomers,
@@ -129,4 +129,42 @@ export async function claimEvent(db: DbOrTx, eventId: string, type: string): Pro
     .onConflictDoNothing()
     .returning({ id: billingEvents.eventId });
   return rows.length === 1;
+}
+/**
+ * Binds this scan to one unused paid one-time payment (try_it) of the user: the oldest, locked so two
+ * concurrent scan creations can never use the same payment (the second skips it and finds none).
+ * Idempotent: a scan already bound returns true. False when no unused payment is left.
+ */
+export async function claimOneTimePayment(db: DbOrTx, userId: string, scanId: string): Promise<boolean> {
+  const bound = await db
+    .select({ id: billingInvoices.id })
+    .from(billingInvoices)
+    .where(and(eq(billingInvoices.userId, userId), eq(billingInvoices.consumedScanId, scanId)));
+  if (bound.length) return true;
+  const claimed = await db.execute(sql`
+    update ${billingInvoices} set consumed_scan_id = ${scanId}::uuid, consumed_at = now()
+    where id = (
+      select id from ${billingInvoices}
+      where user_id = ${userId}::uuid and plan = 'try_it' and status = 'paid' and consumed_scan_id is null
+      order by created_at, id limit 1 for update skip locked
+    ) returning id`);
+  return claimed.rows.length > 0;
+}
+
+/** The user's paid one-time payments, and how many of them a scan has used. */
+export async function oneTimePayments(db: DbOrTx, userId: string): Promise<{ paid: number; used: number }> {
+  const [row] = await db
+    .select({
+      paid: sql<number>`count(*)::int`,
+      used: sql<number>`count(${billingInvoices.consumedScanId})::int`,
+    })
+    .from(billingInvoices)
+    .where(
+      and(
+        eq(billingInvoices.userId, userId),
+        eq(billingInvoices.plan, 'try_it'),
+        eq(billingInvoices.status, 'paid'),
+      ),
+    );
+  return { paid: row?.paid ?? 0, used: row?.used ?? 0 };
 }

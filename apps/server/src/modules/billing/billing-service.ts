@@ -21,7 +21,7 @@ import {
 import { z } from 'zod';
 import { AppError, badRequest, conflict, notFound } from '../../lib/errors.ts';
 import type { AppContext } from '../../server/context.ts';
-import { countStartedThisMonth, oneTimePayments } from '../scans/scans-repo.ts';
+import { countStartedThisMonth } from '../scans/scans-repo.ts';
 import { countLive } from '../targets/targets-repo.ts';
 import { addPeriod, amountOf, checkLocalCard, checkoutMode, isNewer, planEffect } from './billing-fns.ts';
 import { type BillingProvider, createBillingProvider } from './billing-provider.ts';
@@ -262,7 +262,7 @@ export async function billingState(ctx: AppContext, userId: string): Promise<TBi
     repo.listInvoices(ctx.db, userId),
     countLive(ctx.db, userId),
     countStartedThisMonth(ctx.db, userId),
-    oneTimePayments(ctx.db, userId),
+    repo.oneTimePayments(ctx.db, userId),
   ]);
   return {
     plan: planKey(user.plan),

@@ -1,7 +1,8 @@
+import { zeroSeverityCounts } from '@perimeter/contracts';
 import { describe, expect, it } from 'vitest';
-import { dateRange, riskGrade, riskScore, severityTimeline, zeroCounts } from './dashboard-fns.ts';
+import { dateRange, riskGrade, riskScore, severityTimeline } from './dashboard-fns.ts';
 
-const counts = (o: Partial<ReturnType<typeof zeroCounts>>) => ({ ...zeroCounts(), ...o });
+const counts = (o: Partial<ReturnType<typeof zeroSeverityCounts>>) => ({ ...zeroSeverityCounts(), ...o });
 
 describe('risk score (docs/risk-score.md)', () => {
   it.each([
@@ -20,7 +21,7 @@ describe('risk score (docs/risk-score.md)', () => {
     expect(riskGrade(riskScore(counts(c)))).toBe(grade);
   });
   it('never decreases when a finding is added', () => {
-    let c = zeroCounts();
+    let c = zeroSeverityCounts();
     let last = 0;
     for (const s of ['low', 'medium', 'high', 'critical', 'unknown', 'high'] as const) {
       c = { ...c, [s]: c[s] + 1 };

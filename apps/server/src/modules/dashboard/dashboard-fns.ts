@@ -1,4 +1,5 @@
 import type { TSeverityCounts } from '@perimeter/contracts';
+import { zeroSeverityCounts } from '@perimeter/contracts';
 
 /** Weight of one open finding by severity (docs/risk-score.md). */
 export const RISK_WEIGHTS: Record<keyof TSeverityCounts, number> = {
@@ -13,15 +14,6 @@ export const RISK_WEIGHTS: Record<keyof TSeverityCounts, number> = {
 export const RISK_SCALE = 20;
 /** One open critical finding puts a target at least here. */
 export const CRITICAL_FLOOR = 70;
-
-export const zeroCounts = (): TSeverityCounts => ({
-  critical: 0,
-  high: 0,
-  medium: 0,
-  low: 0,
-  informational: 0,
-  unknown: 0,
-});
 
 export function weightedSum(c: TSeverityCounts): number {
   return (Object.keys(RISK_WEIGHTS) as Array<keyof TSeverityCounts>).reduce(
@@ -76,7 +68,7 @@ export function severityTimeline(
   const dates = [...new Set(series.flatMap((s) => s.map((p) => p.date)))].filter(Boolean).sort();
   const keys = Object.keys(RISK_WEIGHTS) as Array<keyof TSeverityCounts>;
   return dates.map((date) => {
-    const findings = zeroCounts();
+    const findings = zeroSeverityCounts();
     for (const s of series) {
       const latest = s.filter((p) => p.date && p.date <= date).at(-1);
       if (latest) for (const k of keys) findings[k] += latest.findings[k];

@@ -4,11 +4,12 @@ import {
   type TSeverityCounts,
   type TTargetMetrics,
   type TTargetMetricsQuery,
+  zeroSeverityCounts,
 } from '@perimeter/contracts';
 import { notFound } from '../../lib/errors.ts';
 import type { AppContext } from '../../server/context.ts';
 import { localDate } from '../schedules/schedules-fns.ts';
-import { addCount, dateRange, riskGrade, riskScore, severityTimeline, zeroCounts } from './dashboard-fns.ts';
+import { addCount, dateRange, riskGrade, riskScore, severityTimeline } from './dashboard-fns.ts';
 import * as repo from './dashboard-repo.ts';
 
 const TOP_HOSTS = 10;
@@ -23,7 +24,7 @@ function groupCounts<K extends string>(
 ) {
   const map = new Map<string, TSeverityCounts>();
   for (const r of rows) {
-    const c = map.get(r[key]) ?? zeroCounts();
+    const c = map.get(r[key]) ?? zeroSeverityCounts();
     addCount(c, r.severity, r.n);
     map.set(r[key], c);
   }
@@ -55,14 +56,14 @@ export async function dashboardInfo(
     const last = r.last ? new Date(r.last) : null;
     if (last && (!lastScan || last > lastScan)) lastScan = last;
   }
-  const open = zeroCounts();
+  const open = zeroSeverityCounts();
   for (const r of sevRows) addCount(open, r.severity, r.n);
 
   const perTarget = groupCounts(targetRows, 'target_id');
   const targetsRisk = targets
     .filter((t) => !t.disabled)
     .map((t) => {
-      const c = perTarget.get(t.id) ?? zeroCounts();
+      const c = perTarget.get(t.id) ?? zeroSeverityCounts();
       const score = riskScore(c);
       return {
         user_target_id: t.id,
@@ -157,7 +158,7 @@ export async function targetMetrics(
   const seen = new Map<string, { c: TSeverityCounts; fresh: number }>();
   for (const r of counts.seen) {
     const k = key(r.scan_id, r.target_id);
-    const v = seen.get(k) ?? { c: zeroCounts(), fresh: 0 };
+    const v = seen.get(k) ?? { c: zeroSeverityCounts(), fresh: 0 };
     addCount(v.c, r.severity, r.seen);
     v.fresh += r.fresh;
     seen.set(k, v);
@@ -167,7 +168,7 @@ export async function targetMetrics(
   const from = localDate(since, tz);
   const to = localDate(now, tz);
   const perTarget = targets.map((t) => {
-    const c = open.get(t.id) ?? zeroCounts();
+    const c = open.get(t.id) ?? zeroSeverityCounts();
     const score = riskScore(c);
     return {
       user_target_id: t.id,
@@ -179,7 +180,7 @@ export async function targetMetrics(
       series: runs
         .filter((r) => r.targetId === t.id)
         .map((r) => {
-          const v = seen.get(key(r.scanId, t.id)) ?? { c: zeroCounts(), fresh: 0 };
+          const v = seen.get(key(r.scanId, t.id)) ?? { c: zeroSeverityCounts(), fresh: 0 };
           return {
             scan_id: r.scanId,
             date: r.finishedAt ? localDate(r.finishedAt, tz) : '',
@@ -198,7 +199,7 @@ export async function targetMetrics(
     const point = days.get(r.day);
     if (point) point[r.kind] += r.n;
   }
-  const byClass = new Map(SCAN_SUBCLASS_VALUES.map((sc) => [sc, zeroCounts()]));
+  const byClass = new Map(SCAN_SUBCLASS_VALUES.map((sc) => [sc, zeroSeverityCounts()]));
   for (const r of classRows) {
     const c = byClass.get(r.subclass as (typeof SCAN_SUBCLASS_VALUES)[number]);
     if (c) addCount(c, r.severity, r.n);

@@ -8,11 +8,11 @@ import {
 } from '@perimeter/contracts';
 import { notFound } from '../../lib/errors.ts';
 import type { AppContext } from '../../server/context.ts';
+import * as repo from '../findings/findings-repo.ts';
 import { cveIntelOf, NO_CVE_INTEL } from '../intel/intel-fns.ts';
 import { getScan } from '../scans/scans-repo.ts';
 import { limitsOf } from '../targets/targets-fns.ts';
 import { getUserPlan } from '../targets/targets-repo.ts';
-import * as repo from './events-repo.ts';
 
 const iso = (d: Date | null) => d?.toISOString() ?? null;
 const str = (v: unknown) => (typeof v === 'string' ? v : null);

@@ -1,7 +1,7 @@
 import { z } from 'zod';
+import { withClientTransaction } from '../../db/transaction.ts';
 import { defineJob, ensureQueues, type PgBoss } from '../../lib/queue.ts';
 import type { AppContext } from '../../server/context.ts';
-import { withClientTransaction } from '../scans/scans-repo.ts';
 import { claimNotification, lockUnnotifiedScans } from './notifications-repo.ts';
 import { deliver, markDeliveryFailed, notifyScanFinished } from './notifications-service.ts';
 

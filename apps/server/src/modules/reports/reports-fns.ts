@@ -6,7 +6,7 @@ import type {
   TReportOptions,
   TSeverity,
 } from '@perimeter/contracts';
-import { REPORT_NOTICES, SEVERITIES } from '@perimeter/contracts';
+import { REPORT_NOTICES, SEVERITIES, SEVERITY_RANK } from '@perimeter/contracts';
 import { maskPassword as maskLeakedPassword } from '@perimeter/engine';
 import { cveIntelOf, fixFirstOrder } from '../intel/intel-fns.ts';
 import { limitsOf } from '../targets/targets-fns.ts';
@@ -22,14 +22,6 @@ export const SEVERITY_COLORS: Record<TSeverity, string> = {
   unknown: '#9e9e9e',
 };
 
-const RANK: Record<string, number> = {
-  critical: 5,
-  high: 4,
-  medium: 3,
-  low: 2,
-  informational: 1,
-  unknown: 0,
-};
 const asSeverity = (s: string): TSeverity =>
   (SEVERITIES as readonly string[]).includes(s)
     ? (s as TSeverity)
@@ -142,6 +134,7 @@ function leakFinding(r: LcRow, t: ReportTexts): TReportFinding {
   };
 }
 
+const RANK: Record<string, number> = SEVERITY_RANK;
 const bySeverity = (a: { severity: string; name: string; host: string }, b: typeof a) =>
   (RANK[b.severity] ?? 0) - (RANK[a.severity] ?? 0) ||
   a.name.localeCompare(b.name) ||

@@ -4,16 +4,9 @@ import {
   type TScanClass,
   type TScanPartial,
   type TScanSubclass,
-  type TSeverity,
 } from '@perimeter/contracts';
-import type {
-  Asset,
-  Severity as EngineSeverity,
-  Finding,
-  ScanCoverage,
-  ScanSummary,
-} from '@perimeter/engine';
-import type { FixRule } from './scans-repo.ts';
+import type { Asset, Finding, ScanCoverage, ScanSummary } from '@perimeter/engine';
+import type { FixRule } from '../findings/findings-write-repo.ts';
 
 /** Engine stage names in order; the finding stages follow discovery. */
 export const DISCOVERY_STAGES = ['subdomains', 'dns', 'ports', 'http', 'fingerprint'] as const;
@@ -60,19 +53,6 @@ export function percentOf(stages: string[], stage: string, done: number, total: 
   const within = total > 0 ? Math.min(1, done / total) : 0;
   return Math.min(99, Math.floor((100 * (i + within)) / stages.length));
 }
-
-export function apiSeverity(s: EngineSeverity | string): TSeverity {
-  return s === 'info' ? 'informational' : (s as TSeverity);
-}
-
-export const SEVERITY_RANK: Record<TSeverity, number> = {
-  critical: 5,
-  high: 4,
-  medium: 3,
-  low: 2,
-  informational: 1,
-  unknown: 0,
-};
 
 /** A stable key of an asset inside one scan, so a retried scan overwrites rather than duplicates. */
 export function assetKey(asset: Asset): string {

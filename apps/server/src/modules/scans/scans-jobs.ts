@@ -21,6 +21,7 @@ import {
 import { z } from 'zod';
 import { type PgBoss as Boss, defineJob, type ExecuteSql, ensureQueues } from '../../lib/queue.ts';
 import type { AppContext } from '../../server/context.ts';
+import * as findings from '../findings/findings-write-repo.ts';
 import { countLeakRecords } from '../intel/intel-repo.ts';
 import { databaseInfo, leakProviders } from '../intel/intel-service.ts';
 import { limitsOf } from '../targets/targets-fns.ts';
@@ -320,7 +321,7 @@ export async function runScan(ctx: AppContext, scanId: string): Promise<void> {
   const config = engineConfig(ctx, row, plan, sets, intrusiveAllowList(ctx.config.env, proven));
   const notices = await intelNotices(ctx, row.subclasses);
   const coverage = new ScanCoverage();
-  let fixRule: repo.FixRule | undefined;
+  let fixRule: findings.FixRule | undefined;
   const stages = stageList(row.subclasses);
   const controller = new AbortController();
   let canceled = false;
@@ -340,9 +341,9 @@ export async function runScan(ctx: AppContext, scanId: string): Promise<void> {
   const counts: Record<string, number> = { findings: 0 };
   let assets: { kind: string; key: string; data: Record<string, unknown> }[] = [];
   let found = { exploit_scanner: [], exploit_db: [], leakcheck: [] } as {
-    exploit_scanner: repo.SeenFinding<TemplateFinding>[];
-    exploit_db: repo.SeenFinding<CveFinding>[];
-    leakcheck: repo.SeenFinding<LeakFinding>[];
+    exploit_scanner: findings.SeenFinding<TemplateFinding>[];
+    exploit_db: findings.SeenFinding<CveFinding>[];
+    leakcheck: findings.SeenFinding<LeakFinding>[];
   };
   let pending = 0;
   let lastFlush = Date.now();
@@ -364,7 +365,7 @@ export async function runScan(ctx: AppContext, scanId: string): Promise<void> {
     await db.transaction(async (tx) => {
       await repo.saveAssets(tx, scanId, batch.assets);
       await repo.saveScope(tx, scanId, batch.scopeRows);
-      await repo.upsertFindings(tx, scanId, row.userId, batch.found);
+      await findings.upsertFindings(tx, scanId, row.userId, batch.found);
     });
     await repo.writeProgress(db, scanId, { ...progress, counts: { ...counts } });
   };
@@ -458,7 +459,7 @@ export async function runScan(ctx: AppContext, scanId: string): Promise<void> {
       },
     );
     if (done)
-      await repo.markUnseenFixed(
+      await findings.markUnseenFixed(
         tx,
         scanId,
         targets.map((t) => t.id),

@@ -11,25 +11,19 @@ import {
   type TSeverityCounts,
   type TTargetRef,
   type TTargetType,
+  zeroSeverityCounts,
 } from '@perimeter/contracts';
 import type { DbOrTx } from '../../db/client.ts';
+import { withClientTransaction } from '../../db/transaction.ts';
 import { badRequest, conflict, forbidden, notFound } from '../../lib/errors.ts';
 import type { AppContext } from '../../server/context.ts';
+import { claimOneTimePayment } from '../billing/billing-repo.ts';
 import { limitsOf } from '../targets/targets-fns.ts';
 import { getTargetsByIds, getUserPlan } from '../targets/targets-repo.ts';
 import { OwnershipCheckUnavailable, recheckOwnership } from '../targets/targets-service.ts';
 import { resolveSubclasses } from './scans-fns.ts';
 import { enqueueScanJob } from './scans-jobs.ts';
 import * as repo from './scans-repo.ts';
-
-const zeroCounts = (): TSeverityCounts => ({
-  critical: 0,
-  high: 0,
-  medium: 0,
-  low: 0,
-  informational: 0,
-  unknown: 0,
-});
 
 async function toScans(ctx: AppContext, rows: repo.ScanRow[]): Promise<TScan[]> {
   const ids = rows.map((r) => r.id);
@@ -38,7 +32,7 @@ async function toScans(ctx: AppContext, rows: repo.ScanRow[]): Promise<TScan[]> 
     repo.severityCounts(ctx.db, ids),
   ]);
   return rows.map((r) => {
-    const c = zeroCounts();
+    const c = zeroSeverityCounts();
     for (const x of counts)
       if (x.scanId === r.id && (SEVERITIES as readonly string[]).includes(x.severity))
         c[x.severity as keyof TSeverityCounts] += x.n;
@@ -137,7 +131,7 @@ export async function createScanInTx(
     ids,
   );
   // try_it: the scan uses one paid one-time payment, exactly once (rolled back with the scan).
-  if (plan.oneTimeScan && !(await repo.claimOneTimePayment(tx, userId, scan.id)))
+  if (plan.oneTimeScan && !(await claimOneTimePayment(tx, userId, scan.id)))
     throw forbidden(oneTimeScanUsed(plan.name));
   return scan;
 }
@@ -172,9 +166,9 @@ export async function startScan(ctx: AppContext, userId: string, id: string): Pr
     if (problem) throw forbidden(problem);
   }
   const plan = limitsOf(await getUserPlan(ctx.db, userId));
-  const started = await repo.withClientTransaction(ctx.database, async (db, executeSql) => {
+  const started = await withClientTransaction(ctx.database, async (db, executeSql) => {
     // A scan created before the user moved to try_it uses a payment now (a no-op when bound already).
-    if (plan.oneTimeScan && !(await repo.claimOneTimePayment(db, userId, id)))
+    if (plan.oneTimeScan && !(await claimOneTimePayment(db, userId, id)))
       throw forbidden(oneTimeScanUsed(plan.name));
     if (plan.scansPerMonth !== null) {
       const used = await repo.countStartedThisMonth(db, userId);

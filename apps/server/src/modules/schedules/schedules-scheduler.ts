@@ -1,6 +1,6 @@
+import { withClientTransaction } from '../../db/transaction.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { AppContext } from '../../server/context.ts';
-import { withClientTransaction } from '../scans/scans-repo.ts';
 import type { ScanBridge } from './schedules-bridge.ts';
 import { isWithinWindow, nextRunAfter } from './schedules-fns.ts';
 import * as repo from './schedules-repo.ts';

@@ -14,6 +14,7 @@ import {
   type TTargetType,
   type TVerificationResult,
   type TVerificationTxt,
+  zeroSeverityCounts,
 } from '@perimeter/contracts';
 import type { DbOrTx } from '../../db/client.ts';
 import { randomToken } from '../../lib/crypto.ts';
@@ -217,15 +218,6 @@ export async function getTargets(ctx: AppContext, userId: string, query: TGetTar
   return byType(rows.map(toTargetDto));
 }
 
-const zeroCounts = (): TSeverityCounts => ({
-  critical: 0,
-  high: 0,
-  medium: 0,
-  low: 0,
-  informational: 0,
-  unknown: 0,
-});
-
 async function extend(ctx: AppContext, userId: string, rows: repo.TargetRow[]): Promise<TExtendedTarget[]> {
   const ids = rows.map((r) => r.id);
   const [last, counts, schedules, scopes] = await Promise.all([
@@ -235,7 +227,7 @@ async function extend(ctx: AppContext, userId: string, rows: repo.TargetRow[]): 
     repo.latestScopeSummaries(ctx.db, userId, ids),
   ]);
   return rows.map((row) => {
-    const c = zeroCounts();
+    const c = zeroSeverityCounts();
     for (const x of counts)
       if (x.targetId === row.id && (SEVERITIES as readonly string[]).includes(x.severity))
         c[x.severity as keyof TSeverityCounts] += x.n;

@@ -1,6 +1,7 @@
-import type { TAllEventsBody } from '@perimeter/contracts';
+import { SUBCLASS_OF_CLASS, type TAllEventsBody } from '@perimeter/contracts';
 import { type AnyColumn, and, asc, desc, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.ts';
+import { escapeLike } from '../../db/like.ts';
 import {
   findingSightings,
   findingsExploitDb,
@@ -11,7 +12,6 @@ import {
   scanTargets,
   targets,
 } from '../../db/schema/index.ts';
-import { escapeLike } from '../scans/scans-repo.ts';
 
 export const FINDING_TABLES = {
   exploit_scanner: findingsExploitScanner,
@@ -56,12 +56,6 @@ const SORT_COLUMNS = {
   },
 } as const;
 
-const SUBCLASS_CLASS = {
-  exploit_scanner: 'class_exploitation',
-  exploit_db: 'class_exploitation',
-  leakcheck: 'class_information_gathering',
-} as const;
-
 /**
  * Case-insensitive text filter. `contains` is an ILIKE '%…%' served by the trigram indexes
  * (migration 0006). Equality on host names (main_domain, subdomain: stored lower-case) compares
@@ -91,7 +85,7 @@ export async function listFindings(
   scanId?: string,
 ): Promise<{ rows: FindingRow[]; total: number; totalExact: boolean }> {
   const sub = body.scan_subclass;
-  if (body.scan_class && body.scan_class !== SUBCLASS_CLASS[sub])
+  if (body.scan_class && body.scan_class !== SUBCLASS_OF_CLASS[sub])
     return { rows: [], total: 0, totalExact: true };
   const t = FINDING_TABLES[sub];
   const conditions: (SQL | undefined)[] = [eq(t.userId, userId)];
@@ -260,7 +254,7 @@ export async function listTechnologiesWithoutCve(
   scanId?: string,
 ): Promise<{ rows: TechnologyRow[]; total: number }> {
   if (body.scan_subclass !== 'exploit_db') return { rows: [], total: 0 };
-  if (body.scan_class && body.scan_class !== SUBCLASS_CLASS.exploit_db) return { rows: [], total: 0 };
+  if (body.scan_class && body.scan_class !== SUBCLASS_OF_CLASS.exploit_db) return { rows: [], total: 0 };
   if (body.severity?.length && !body.severity.includes('informational')) return { rows: [], total: 0 };
   const filters: SQL[] = [sql`true`];
   if (body.main_domain_filter_opt)
