@@ -1,14 +1,18 @@
-import { ScanCoverage, type ScanSummary } from '@perimeter/engine';
+import { ScanCoverage, type ScanEvent, type ScanSummary } from '@perimeter/engine';
 import { describe, expect, it } from 'vitest';
 import {
+  FLUSH_EVERY,
+  FLUSH_MS,
   fixRuleOf,
   percentOf,
   resolveSubclasses,
-  ScopeModel,
+  ScanAccumulator,
   stageList,
   subdomainLimitMessage,
   subdomainLimitReason,
+  summaryFields,
 } from './scans-fns.ts';
+import { ScopeModel } from './scans-scope-fns.ts';
 
 describe('ScopeModel', () => {
   it('an address row lists all its open ports and the names on it carry its banner technology', () => {
@@ -224,5 +228,125 @@ describe('what a finished scan may mark fixed', () => {
     ).toEqual(subs);
     // A stage that never ran decides nothing.
     expect(fixRuleOf(summary(discovery()), ['exploit_db'], coverage).undecided).toEqual(['exploit_db']);
+  });
+});
+
+describe('ScanAccumulator: engine events → batches and progress', () => {
+  const stages = ['subdomains', 'dns', 'ports', 'templates'];
+  const targets = [
+    { id: 't-domain', targetType: 'domain', value: 'a.test', mainDomain: 'a.test' },
+    { id: 't-peer', targetType: 'peer', value: '10.0.0.9', mainDomain: null },
+    { id: 't-net', targetType: 'network', value: '192.0.2.0/24', mainDomain: null },
+  ];
+  const sub = (name: string): ScanEvent => ({
+    type: 'asset',
+    asset: { kind: 'subdomain', name, domain: 'a.test', ips: [], cnames: [], dangling: false, sources: [] },
+  });
+  const templateFinding = (host: string): ScanEvent =>
+    ({
+      type: 'finding',
+      finding: { subclass: 'exploit_scanner', fingerprint: `fp-${host}`, host, severity: 'high' },
+    }) as unknown as ScanEvent;
+  const leak: ScanEvent = {
+    type: 'finding',
+    finding: { subclass: 'leakcheck', fingerprint: 'fp-leak', mainDomain: 'a.test' },
+  } as unknown as ScanEvent;
+
+  it.each([
+    ['a host of the domain', 'www.a.test', 't-domain'],
+    ['the domain itself', 'a.test', 't-domain'],
+    ['the peer address', '10.0.0.9', 't-peer'],
+    ['an address of the network', '192.0.2.77', 't-net'],
+    ['no target matches: the first', 'elsewhere.example', 't-domain'],
+  ])('a finding on %s belongs to its target', (_what, host, target) => {
+    const acc = new ScanAccumulator(stages, targets, 0);
+    acc.add(templateFinding(host), 0);
+    expect(acc.take(0).found.exploit_scanner.map((f) => f.targetId)).toEqual([target]);
+  });
+
+  it.each<[string, ScanEvent[], { stage: string; percent: number; etaSeconds: number | null }]>([
+    ['nothing yet: the first stage', [], { stage: 'subdomains', percent: 0, etaSeconds: null }],
+    [
+      'progress within a stage, ETA from the elapsed time',
+      [{ type: 'progress', stage: 'dns', done: 1, total: 2 }],
+      { stage: 'dns', percent: 37, etaSeconds: 17 },
+    ],
+    [
+      "the engine's own ETA wins",
+      [{ type: 'progress', stage: 'dns', done: 1, total: 2, etaMs: 4_400 }],
+      { stage: 'dns', percent: 37, etaSeconds: 4 },
+    ],
+    [
+      "percent never goes back (the ETA follows the event's own percent)",
+      [
+        { type: 'progress', stage: 'ports', done: 0, total: 1 },
+        { type: 'progress', stage: 'dns', done: 0, total: 1 },
+      ],
+      { stage: 'dns', percent: 50, etaSeconds: 30 },
+    ],
+    [
+      "a stage's log moves to that stage",
+      [{ type: 'log', level: 'info', stage: 'templates', message: 'go' }],
+      { stage: 'templates', percent: 75, etaSeconds: null },
+    ],
+    [
+      'a log of an unknown stage changes nothing',
+      [{ type: 'log', level: 'info', stage: 'elsewhere', message: 'x' }],
+      { stage: 'subdomains', percent: 0, etaSeconds: null },
+    ],
+  ])('%s', (_what, events, progress) => {
+    const acc = new ScanAccumulator(stages, targets, 0);
+    for (const e of events) acc.add(e, 10_000);
+    expect(acc.progress).toEqual(progress);
+  });
+
+  it('counts assets and findings by kind and subclass; a batch takes what waits, once', () => {
+    const acc = new ScanAccumulator(stages, targets, 0);
+    for (const e of [sub('a.test'), sub('www.a.test'), sub('www.a.test'), templateFinding('a.test'), leak])
+      acc.add(e, 0);
+    expect(acc.counts).toEqual({ findings: 2, subdomain: 3, exploit_scanner: 1, leakcheck: 1 });
+    const batch = acc.take(0);
+    expect(batch.assets.map((a) => a.key)).toEqual(['a.test', 'www.a.test', 'www.a.test']);
+    expect(batch.scopeRows.map((r) => r.name).sort()).toEqual(['a.test', 'www.a.test']);
+    expect(batch.found.leakcheck.map((f) => f.targetId)).toEqual(['t-domain']);
+    const next = acc.take(0);
+    expect([next.assets, next.scopeRows, next.found.exploit_scanner, next.found.leakcheck]).toEqual([
+      [],
+      [],
+      [],
+      [],
+    ]);
+    expect(acc.counts.findings).toBe(2);
+  });
+
+  it.each([
+    ['nothing waits, soon after', 0, 999, false],
+    ['a second since the last batch', 0, FLUSH_MS, true],
+    ['a full batch waits', FLUSH_EVERY, 1, true],
+    ['one short of a full batch', FLUSH_EVERY - 1, 1, false],
+  ])('a batch is due: %s', (_what, events, now, due) => {
+    const acc = new ScanAccumulator(stages, targets, 0);
+    for (let i = 0; i < events; i++) acc.add(sub(`h${i}.a.test`), 0);
+    expect(acc.isDue(now)).toBe(due);
+  });
+
+  it("subdomains over the plan's limit are listed as skipped hosts with the plan's reason", () => {
+    const acc = new ScanAccumulator(stages, targets, 0);
+    acc.add(
+      { type: 'log', level: 'info', code: 'subdomain_limit', message: 'x', data: { name: 'z.a.test' } },
+      0,
+    );
+    acc.add({ type: 'log', level: 'info', code: 'subdomain_limit', message: 'x', data: { count: 3 } }, 0);
+    expect(acc.overLimit).toEqual(['z.a.test']);
+    const summary = { skippedHosts: [], stages: [] } as unknown as ScanSummary;
+    const plan = { name: 'starter', subdomains: 5 };
+    expect(summaryFields(summary, acc.overLimit, plan, []).skippedHosts).toEqual([
+      {
+        host: 'z.a.test',
+        reason: subdomainLimitReason(plan),
+        code: 'plan_subdomain_limit',
+        params: { plan: 'starter', subdomains: 5 },
+      },
+    ]);
   });
 });

@@ -5,8 +5,20 @@ import {
   type TScanPartial,
   type TScanSubclass,
 } from '@perimeter/contracts';
-import type { Asset, Finding, ScanCoverage, ScanSummary } from '@perimeter/engine';
-import type { FixRule } from '../findings/findings-write-repo.ts';
+import {
+  type Asset,
+  type CveFinding,
+  type Finding,
+  hostNames,
+  type LeakFinding,
+  type ScanCoverage,
+  type ScanEvent,
+  type ScanSummary,
+  ScopePolicy,
+  type TemplateFinding,
+} from '@perimeter/engine';
+import type { FixRule, SeenFinding } from '../findings/findings-write-repo.ts';
+import { ScopeModel, type ScopeRow } from './scans-scope-fns.ts';
 
 /** Engine stage names in order; the finding stages follow discovery. */
 export const DISCOVERY_STAGES = ['subdomains', 'dns', 'ports', 'http', 'fingerprint'] as const;
@@ -72,141 +84,6 @@ export function assetKey(asset: Asset): string {
   }
 }
 
-export interface ScopeRow {
-  name: string;
-  kind: 'subdomain' | 'ip';
-  mainDomain: string | null;
-  ipAddresses: string[];
-  openedPorts: number[];
-  services: { port: number; service: string; product: string | null; version: string | null }[];
-  technologies: { name: string; version: string | null }[];
-  emails: string[];
-  cnames: string[];
-  urls: string[];
-}
-
-const pushUnique = <T>(list: T[], item: T) => {
-  if (!list.includes(item)) list.push(item);
-};
-
-/** Merges asset events into one row per host name (or bare address): the scan's scope. */
-export class ScopeModel {
-  readonly rows = new Map<string, ScopeRow>();
-  readonly dirty = new Set<string>();
-
-  private row(name: string, kind: ScopeRow['kind'], mainDomain: string | null = null): ScopeRow {
-    let r = this.rows.get(name);
-    if (!r) {
-      r = {
-        name,
-        kind,
-        mainDomain,
-        ipAddresses: [],
-        openedPorts: [],
-        services: [],
-        technologies: [],
-        emails: [],
-        cnames: [],
-        urls: [],
-      };
-      this.rows.set(name, r);
-      // A bare address row made late (by a banner's technology, say) still lists every open port.
-      if (kind === 'ip') this.addIp(r, name);
-    }
-    if (mainDomain && !r.mainDomain) r.mainDomain = mainDomain;
-    this.dirty.add(name);
-    return r;
-  }
-
-  /** Services by address, so a name resolved later (certificate SANs) still gets its ports. */
-  private readonly servicesByIp = new Map<string, ScopeRow['services']>();
-  /** Technologies seen on an address (service banners): every name on it runs them too. */
-  private readonly technologiesByIp = new Map<string, ScopeRow['technologies']>();
-
-  private addIp(r: ScopeRow, ip: string): void {
-    pushUnique(r.ipAddresses, ip);
-    for (const s of this.servicesByIp.get(ip) ?? []) this.addService(r, s);
-    for (const t of this.technologiesByIp.get(ip) ?? []) this.addTechnology(r, t);
-  }
-
-  private addTechnology(r: ScopeRow, t: ScopeRow['technologies'][number]): void {
-    this.dirty.add(r.name);
-    if (!r.technologies.some((x) => x.name === t.name && x.version === t.version)) r.technologies.push(t);
-  }
-
-  private addService(r: ScopeRow, s: ScopeRow['services'][number]): void {
-    this.dirty.add(r.name);
-    if (!r.openedPorts.includes(s.port)) {
-      r.openedPorts.push(s.port);
-      r.openedPorts.sort((a, b) => a - b);
-    }
-    if (!r.services.some((x) => x.port === s.port)) r.services.push(s);
-  }
-
-  private rowsWithIp(ip: string): ScopeRow[] {
-    const found = [...this.rows.values()].filter((r) => r.name === ip || r.ipAddresses.includes(ip));
-    return found.length ? found : [this.row(ip, 'ip')];
-  }
-
-  add(asset: Asset): void {
-    switch (asset.kind) {
-      case 'subdomain': {
-        const r = this.row(asset.name, 'subdomain', asset.domain);
-        for (const ip of asset.ips) this.addIp(r, ip);
-        for (const c of asset.cnames) pushUnique(r.cnames, c);
-        return;
-      }
-      case 'ip': {
-        if (asset.hostnames.length === 0) {
-          this.addIp(this.row(asset.ip, 'ip'), asset.ip);
-          return;
-        }
-        for (const h of asset.hostnames) this.addIp(this.row(h, 'subdomain'), asset.ip);
-        return;
-      }
-      case 'service': {
-        const service = {
-          port: asset.port,
-          service: asset.service,
-          product: asset.product ?? null,
-          version: asset.version ?? null,
-        };
-        const known = this.servicesByIp.get(asset.ip) ?? [];
-        if (!known.some((k) => k.port === asset.port)) known.push(service);
-        this.servicesByIp.set(asset.ip, known);
-        for (const r of this.rowsWithIp(asset.ip)) this.addService(r, service);
-        return;
-      }
-      case 'url':
-        pushUnique(this.row(asset.host, /^[\d.]+$|:/.test(asset.host) ? 'ip' : 'subdomain').urls, asset.url);
-        return;
-      case 'technology': {
-        const tech = { name: asset.name, version: asset.version ?? null };
-        if (!/^[\d.]+$|:/.test(asset.host)) {
-          this.addTechnology(this.row(asset.host, 'subdomain'), tech);
-          return;
-        }
-        // A banner on an address (ssh, ftp, a database, a cache): the names on it carry it too.
-        const known = this.technologiesByIp.get(asset.host) ?? [];
-        if (!known.some((k) => k.name === tech.name && k.version === tech.version)) known.push(tech);
-        this.technologiesByIp.set(asset.host, known);
-        this.row(asset.host, 'ip');
-        for (const r of this.rowsWithIp(asset.host)) this.addTechnology(r, tech);
-        return;
-      }
-      case 'email':
-        pushUnique(this.row(asset.domain, 'subdomain').emails, asset.email);
-        return;
-    }
-  }
-
-  takeDirty(): ScopeRow[] {
-    const out = [...this.dirty].map((n) => this.rows.get(n) as ScopeRow);
-    this.dirty.clear();
-    return out;
-  }
-}
-
 /** The host a finding is about (leaks have none: their domain stands in). */
 export function findingHost(f: Finding): string {
   return f.subclass === 'leakcheck' ? f.mainDomain : f.host;
@@ -262,4 +139,154 @@ export function fixRuleOf(
     }
   }
   return rule;
+}
+
+/** What the accumulator needs of a scan's target: which of them a finding belongs to. */
+export interface ScanTarget {
+  id: string;
+  targetType: string;
+  value: string;
+  mainDomain: string | null;
+}
+
+/** Which of the scan's targets a finding belongs to. */
+export function targetOf(targets: readonly ScanTarget[], f: Finding): string {
+  const host = findingHost(f).toLowerCase();
+  for (const t of targets) {
+    if (t.targetType === 'domain' && (host === t.value || host.endsWith(`.${t.value}`))) return t.id;
+    if (t.targetType === 'peer' && host === t.value) return t.id;
+    if (
+      t.targetType === 'network' &&
+      new ScopePolicy({ allowPrivate: true, allow: [t.value], deny: [] }).isAllowed(host)
+    )
+      return t.id;
+  }
+  const main = hostNames(host).mainDomain;
+  return (targets.find((t) => t.mainDomain === main) ?? (targets[0] as ScanTarget)).id;
+}
+
+export interface FoundFindings {
+  exploit_scanner: SeenFinding<TemplateFinding>[];
+  exploit_db: SeenFinding<CveFinding>[];
+  leakcheck: SeenFinding<LeakFinding>[];
+}
+/** One write of the worker: the assets, scope rows and findings seen since the last one. */
+export interface ScanBatch {
+  assets: { kind: string; key: string; data: Record<string, unknown> }[];
+  scopeRows: ScopeRow[];
+  found: FoundFindings;
+}
+export interface ScanProgress {
+  stage: string;
+  percent: number;
+  etaSeconds: number | null;
+}
+
+/** A batch is written after this many events, or this long after the last one. */
+export const FLUSH_EVERY = 200;
+export const FLUSH_MS = 1000;
+
+/**
+ * A scan's engine events folded into what its worker writes: batches of assets, scope rows and
+ * findings, the running counts and the progress. Pure: the caller gives the clock and writes.
+ */
+export class ScanAccumulator {
+  readonly counts: Record<string, number> = { findings: 0 };
+  progress: ScanProgress;
+  /** Subdomains found past the plan's limit: the engine keeps the first N and skips the rest. */
+  readonly overLimit: string[] = [];
+  private readonly scope = new ScopeModel();
+  private assets: ScanBatch['assets'] = [];
+  private found: FoundFindings = { exploit_scanner: [], exploit_db: [], leakcheck: [] };
+  private pending = 0;
+  private lastFlush: number;
+  private readonly stages: string[];
+  private readonly targets: readonly ScanTarget[];
+  private readonly startedAt: number;
+
+  constructor(stages: string[], targets: readonly ScanTarget[], now: number) {
+    this.stages = stages;
+    this.targets = targets;
+    this.startedAt = now;
+    this.lastFlush = now;
+    this.progress = { stage: stages[0] as string, percent: 0, etaSeconds: null };
+  }
+
+  add(event: ScanEvent, now: number): void {
+    if (event.type === 'asset') {
+      const a: Asset = event.asset;
+      this.counts[a.kind] = (this.counts[a.kind] ?? 0) + 1;
+      this.scope.add(a);
+      this.assets.push({ kind: a.kind, key: assetKey(a), data: a as unknown as Record<string, unknown> });
+      this.pending++;
+    } else if (event.type === 'finding') {
+      const f = event.finding;
+      this.counts.findings = (this.counts.findings ?? 0) + 1;
+      this.counts[f.subclass] = (this.counts[f.subclass] ?? 0) + 1;
+      const targetId = targetOf(this.targets, f);
+      if (f.subclass === 'exploit_scanner') this.found.exploit_scanner.push({ targetId, finding: f });
+      else if (f.subclass === 'exploit_db') this.found.exploit_db.push({ targetId, finding: f });
+      else this.found.leakcheck.push({ targetId, finding: f });
+      this.pending++;
+    } else if (event.type === 'progress') {
+      const percent = percentOf(this.stages, event.stage, event.done, event.total);
+      const elapsed = (now - this.startedAt) / 1000;
+      this.progress = {
+        stage: event.stage,
+        percent: Math.max(this.progress.percent, percent),
+        etaSeconds:
+          event.etaMs !== undefined
+            ? Math.round(event.etaMs / 1000)
+            : percent > 0
+              ? Math.round((elapsed * (100 - percent)) / percent)
+              : null,
+      };
+    } else if (event.type === 'log') {
+      if (event.stage && this.stages.includes(event.stage) && event.stage !== this.progress.stage)
+        this.progress = {
+          ...this.progress,
+          stage: event.stage,
+          percent: Math.max(this.progress.percent, percentOf(this.stages, event.stage, 0, 1)),
+        };
+      else if (event.code === 'subdomain_limit' && typeof event.data?.name === 'string')
+        this.overLimit.push(event.data.name);
+    }
+  }
+
+  /** Enough events are waiting, or the last batch is long enough ago. */
+  isDue(now: number): boolean {
+    return this.pending >= FLUSH_EVERY || now - this.lastFlush >= FLUSH_MS;
+  }
+
+  /** What is waiting to be written; starts the next batch. */
+  take(now: number): ScanBatch {
+    const batch = { assets: this.assets, scopeRows: this.scope.takeDirty(), found: this.found };
+    this.assets = [];
+    this.found = { exploit_scanner: [], exploit_db: [], leakcheck: [] };
+    this.pending = 0;
+    this.lastFlush = now;
+    return batch;
+  }
+}
+
+/** The scan's fields once the engine's summary came: skipped hosts (with the plan's cut), summary, partial. */
+export function summaryFields(
+  summary: ScanSummary,
+  overLimit: readonly string[],
+  plan: { name: string; subdomains: number },
+  notices: readonly string[],
+) {
+  return {
+    skippedHosts: [
+      ...summary.skippedHosts,
+      ...overLimit.map((host) => ({
+        host,
+        reason: subdomainLimitReason(plan),
+        code: 'plan_subdomain_limit' as const,
+        params: { plan: plan.name, subdomains: plan.subdomains },
+      })),
+    ],
+    summary: { ...(summary as unknown as Record<string, unknown>), notices },
+    partial: scanPartialOf(summary),
+  };
 }

@@ -1,22 +1,15 @@
 import type { TReportNotice } from '@perimeter/contracts';
 import {
-  type Asset,
-  type CveFinding,
   createFindingStages,
   DehashedSource,
-  type Finding,
   HibpSource,
-  hostNames,
   LeakCheckSource,
   LeakCipher,
-  type LeakFinding,
   type LeakSource,
   type ScanConfig,
   ScanCoverage,
   type ScanSubclass,
-  ScopePolicy,
   scan,
-  type TemplateFinding,
 } from '@perimeter/engine';
 import { z } from 'zod';
 import { type PgBoss as Boss, defineJob, type ExecuteSql, ensureQueues } from '../../lib/queue.ts';
@@ -30,17 +23,7 @@ import { OwnershipCheckUnavailable, recheckOwnership } from '../targets/targets-
 import { dnsServers } from '../targets/targets-verify.ts';
 import { templateSelection } from '../templates/templates-fns.ts';
 import { type ScanTemplateSets, scanTemplateSets } from '../templates/templates-service.ts';
-import {
-  assetKey,
-  findingHost,
-  fixRuleOf,
-  percentOf,
-  ScopeModel,
-  scanPartialOf,
-  stageList,
-  subdomainLimitMessage,
-  subdomainLimitReason,
-} from './scans-fns.ts';
+import { fixRuleOf, ScanAccumulator, stageList, subdomainLimitMessage, summaryFields } from './scans-fns.ts';
 import { PgLeakSource, PgVulnStore } from './scans-intel-repo.ts';
 import * as repo from './scans-repo.ts';
 
@@ -155,22 +138,6 @@ export async function reapStaleScans(ctx: AppContext, boss: Boss, silentSeconds:
   return stale.length;
 }
 
-/** Which of the scan's targets a finding belongs to. */
-function targetOf(targets: TargetRow[], f: Finding): string {
-  const host = findingHost(f).toLowerCase();
-  for (const t of targets) {
-    if (t.targetType === 'domain' && (host === t.value || host.endsWith(`.${t.value}`))) return t.id;
-    if (t.targetType === 'peer' && host === t.value) return t.id;
-    if (
-      t.targetType === 'network' &&
-      new ScopePolicy({ allowPrivate: true, allow: [t.value], deny: [] }).isAllowed(host)
-    )
-      return t.id;
-  }
-  const main = hostNames(host).mainDomain;
-  return (targets.find((t) => t.mainDomain === main) ?? (targets[0] as TargetRow)).id;
-}
-
 /**
  * Where intrusive templates may run (docs/security.md, "Whose servers"): the user's verified
  * peers and networks and the ranges the operator allows (`PERIMETER_INTRUSIVE_ALLOW`). A verified
@@ -260,8 +227,6 @@ async function intelNotices(ctx: AppContext, subclasses: string[]): Promise<TRep
   return out;
 }
 
-const FLUSH_EVERY = 200;
-const FLUSH_MS = 1000;
 const POLL_MS = 1000;
 
 /**
@@ -270,12 +235,73 @@ const POLL_MS = 1000;
  */
 export async function runScan(ctx: AppContext, scanId: string): Promise<void> {
   const db = ctx.db;
+  const claimed = await claimScan(ctx, scanId);
+  if (!claimed) return;
+  const { row, targets } = claimed;
+  const plan = limitsOf(await getUserPlan(db, row.userId));
+  // The database's clock: findings' last_seen is written with it.
+  const runStartedAt = await repo.databaseNow(db);
+  const sets: ScanTemplateSets = row.subclasses.includes('exploit_scanner')
+    ? await scanTemplateSets(ctx)
+    : { dirs: [], sets: [], ignore: [] };
+  await repo.writeProgress(db, scanId, { templateSets: sets.sets, partial: null });
+  const proven = await verifiedAddressTargets(db, row.userId);
+  const config = engineConfig(ctx, row, plan, sets, intrusiveAllowList(ctx.config.env, proven));
+  const notices = await intelNotices(ctx, row.subclasses);
+  const coverage = new ScanCoverage();
+  let fixRule: findings.FixRule | undefined;
+  const acc = new ScanAccumulator(stageList(row.subclasses), targets, Date.now());
+  const flush = async () => {
+    const batch = acc.take(Date.now());
+    await db.transaction(async (tx) => {
+      await repo.saveAssets(tx, scanId, batch.assets);
+      await repo.saveScope(tx, scanId, batch.scopeRows);
+      await findings.upsertFindings(tx, scanId, row.userId, batch.found);
+    });
+    await repo.writeProgress(db, scanId, { ...acc.progress, counts: { ...acc.counts } });
+  };
+  const watch = watchForCancel(ctx, scanId);
+  try {
+    for await (const event of scan(
+      targets.map((t) => ({ type: t.targetType as 'domain' | 'peer' | 'network', value: t.value })),
+      config,
+      { signal: watch.signal, coverage },
+    )) {
+      acc.add(event, Date.now());
+      if (event.type === 'summary') {
+        await flush();
+        await repo.writeProgress(db, scanId, summaryFields(event.summary, acc.overLimit, plan, notices));
+        fixRule = fixRuleOf(event.summary, row.subclasses, coverage);
+      }
+      if (acc.isDue(Date.now())) await flush();
+    }
+    await flush();
+  } finally {
+    watch.stop();
+  }
+  if (watch.signal.aborted) {
+    await repo.transition(db, { id: scanId, from: ['canceled'] }, { finishedAt: new Date() });
+    return;
+  }
+  const message = acc.overLimit.length ? subdomainLimitMessage(plan, acc.overLimit.length) : undefined;
+  await finishScan(ctx, row, targets, { runStartedAt, fixRule, message });
+}
+
+/**
+ * Takes the scan (pending or running → running, one more attempt) and re-checks that its targets
+ * are still the user's; undefined when the scan is not to run (cancelled, or a target lost).
+ */
+async function claimScan(
+  ctx: AppContext,
+  scanId: string,
+): Promise<{ row: repo.ScanRow; targets: TargetRow[] } | undefined> {
+  const db = ctx.db;
   const row = await repo.transition(
     db,
     { id: scanId, from: ['pending', 'running'] },
     { status: 'running', heartbeatAt: new Date(), message: null },
   );
-  if (!row) return; // cancelled (or finished) before a worker took it
+  if (!row) return undefined; // cancelled (or finished) before a worker took it
   ctx.logger.info({ scanId, attempt: row.attempts + 1 }, 'scan started');
   await repo.transition(
     db,
@@ -306,166 +332,54 @@ export async function runScan(ctx: AppContext, scanId: string): Promise<void> {
         { id: scanId, from: ['running'] },
         { status: 'canceled', finishedAt: new Date(), message: problem },
       );
-      return;
+      return undefined;
     }
   }
-  const plan = limitsOf(await getUserPlan(db, row.userId));
-  // The database's clock: findings' last_seen is written with it.
-  const runStartedAt = await repo.databaseNow(db);
-  const runsTemplates = row.subclasses.includes('exploit_scanner');
-  const sets: ScanTemplateSets = runsTemplates
-    ? await scanTemplateSets(ctx)
-    : { dirs: [], sets: [], ignore: [] };
-  await repo.writeProgress(db, scanId, { templateSets: sets.sets, partial: null });
-  const proven = await verifiedAddressTargets(db, row.userId);
-  const config = engineConfig(ctx, row, plan, sets, intrusiveAllowList(ctx.config.env, proven));
-  const notices = await intelNotices(ctx, row.subclasses);
-  const coverage = new ScanCoverage();
-  let fixRule: findings.FixRule | undefined;
-  const stages = stageList(row.subclasses);
+  return { row, targets };
+}
+
+/** Writes the heartbeat every second; aborts the signal once the scan is no longer running (cancelled). */
+function watchForCancel(ctx: AppContext, scanId: string): { signal: AbortSignal; stop(): void } {
   const controller = new AbortController();
-  let canceled = false;
   const poll = setInterval(() => {
     repo
-      .heartbeat(db, scanId)
+      .heartbeat(ctx.db, scanId)
       .then((status) => {
-        if (status !== 'running') {
-          canceled = true;
-          controller.abort();
-        }
+        if (status !== 'running') controller.abort();
       })
       .catch(() => {});
   }, POLL_MS);
+  return { signal: controller.signal, stop: () => clearInterval(poll) };
+}
 
-  const scope = new ScopeModel();
-  const counts: Record<string, number> = { findings: 0 };
-  let assets: { kind: string; key: string; data: Record<string, unknown> }[] = [];
-  let found = { exploit_scanner: [], exploit_db: [], leakcheck: [] } as {
-    exploit_scanner: findings.SeenFinding<TemplateFinding>[];
-    exploit_db: findings.SeenFinding<CveFinding>[];
-    leakcheck: findings.SeenFinding<LeakFinding>[];
-  };
-  let pending = 0;
-  let lastFlush = Date.now();
-  let progress: { stage: string; percent: number; etaSeconds: number | null } = {
-    stage: stages[0] as string,
-    percent: 0,
-    etaSeconds: null,
-  };
-  const started = Date.now();
-  // Subdomains found past the plan's limit: the engine keeps the first N and skips the rest.
-  const overLimit: string[] = [];
-
-  const flush = async () => {
-    const batch = { assets, found, scopeRows: scope.takeDirty() };
-    assets = [];
-    found = { exploit_scanner: [], exploit_db: [], leakcheck: [] };
-    pending = 0;
-    lastFlush = Date.now();
-    await db.transaction(async (tx) => {
-      await repo.saveAssets(tx, scanId, batch.assets);
-      await repo.saveScope(tx, scanId, batch.scopeRows);
-      await findings.upsertFindings(tx, scanId, row.userId, batch.found);
-    });
-    await repo.writeProgress(db, scanId, { ...progress, counts: { ...counts } });
-  };
-
-  try {
-    for await (const event of scan(
-      targets.map((t) => ({ type: t.targetType as 'domain' | 'peer' | 'network', value: t.value })),
-      config,
-      { signal: controller.signal, coverage },
-    )) {
-      if (event.type === 'asset') {
-        const a: Asset = event.asset;
-        counts[a.kind] = (counts[a.kind] ?? 0) + 1;
-        scope.add(a);
-        assets.push({ kind: a.kind, key: assetKey(a), data: a as unknown as Record<string, unknown> });
-        pending++;
-      } else if (event.type === 'finding') {
-        const f = event.finding;
-        counts.findings = (counts.findings ?? 0) + 1;
-        counts[f.subclass] = (counts[f.subclass] ?? 0) + 1;
-        const targetId = targetOf(targets, f);
-        if (f.subclass === 'exploit_scanner') found.exploit_scanner.push({ targetId, finding: f });
-        else if (f.subclass === 'exploit_db') found.exploit_db.push({ targetId, finding: f });
-        else found.leakcheck.push({ targetId, finding: f });
-        pending++;
-      } else if (event.type === 'progress') {
-        const percent = percentOf(stages, event.stage, event.done, event.total);
-        const elapsed = (Date.now() - started) / 1000;
-        progress = {
-          stage: event.stage,
-          percent: Math.max(progress.percent, percent),
-          etaSeconds:
-            event.etaMs !== undefined
-              ? Math.round(event.etaMs / 1000)
-              : percent > 0
-                ? Math.round((elapsed * (100 - percent)) / percent)
-                : null,
-        };
-      } else if (
-        event.type === 'log' &&
-        event.stage &&
-        stages.includes(event.stage) &&
-        event.stage !== progress.stage
-      ) {
-        progress = {
-          ...progress,
-          stage: event.stage,
-          percent: Math.max(progress.percent, percentOf(stages, event.stage, 0, 1)),
-        };
-      } else if (event.type === 'log' && event.code === 'subdomain_limit') {
-        const name = event.data?.name;
-        if (typeof name === 'string') overLimit.push(name);
-      } else if (event.type === 'summary') {
-        await flush();
-        await repo.writeProgress(db, scanId, {
-          skippedHosts: [
-            ...event.summary.skippedHosts,
-            ...overLimit.map((host) => ({
-              host,
-              reason: subdomainLimitReason(plan),
-              code: 'plan_subdomain_limit' as const,
-              params: { plan: plan.name, subdomains: plan.subdomains },
-            })),
-          ],
-          summary: { ...(event.summary as unknown as Record<string, unknown>), notices },
-          partial: scanPartialOf(event.summary),
-        });
-        fixRule = fixRuleOf(event.summary, row.subclasses, coverage);
-      }
-      if (pending >= FLUSH_EVERY || Date.now() - lastFlush >= FLUSH_MS) await flush();
-    }
-    await flush();
-  } finally {
-    clearInterval(poll);
-  }
-  if (canceled || controller.signal.aborted) {
-    await repo.transition(db, { id: scanId, from: ['canceled'] }, { finishedAt: new Date() });
-    return;
-  }
-  await db.transaction(async (tx) => {
+/** The scan ran to its end: done, and what it could tell it no longer sees is fixed, in one transaction. */
+async function finishScan(
+  ctx: AppContext,
+  row: repo.ScanRow,
+  targets: TargetRow[],
+  end: { runStartedAt: Date; fixRule: findings.FixRule | undefined; message: string | undefined },
+): Promise<void> {
+  await ctx.db.transaction(async (tx) => {
     const done = await repo.transition(
       tx,
-      { id: scanId, from: ['running'] },
+      { id: row.id, from: ['running'] },
       {
         status: 'done',
         finishedAt: new Date(),
         percent: 100,
         stage: null,
         etaSeconds: 0,
-        ...(overLimit.length ? { message: subdomainLimitMessage(plan, overLimit.length) } : {}),
+        ...(end.message ? { message: end.message } : {}),
       },
     );
     if (done)
       await findings.markUnseenFixed(
         tx,
-        scanId,
+        row.id,
         targets.map((t) => t.id),
         row.subclasses,
-        runStartedAt,
-        fixRule ?? { undecided: row.subclasses },
+        end.runStartedAt,
+        end.fixRule ?? { undecided: row.subclasses },
       );
   });
 }

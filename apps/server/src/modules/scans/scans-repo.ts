@@ -3,7 +3,7 @@ import { and, asc, desc, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.ts';
 import { escapeLike } from '../../db/like.ts';
 import { scanAssets, scanScope, scans, scanTargets, targets } from '../../db/schema/index.ts';
-import type { ScopeRow } from './scans-fns.ts';
+import type { ScopeRow } from './scans-scope-fns.ts';
 
 export type ScanRow = typeof scans.$inferSelect;
 export async function insertScan(
