@@ -173,8 +173,8 @@ async function main(): Promise<void> {
   if (!existsSync(file))
     writeFileSync(file, '# Benchmarks\n\nFigures appended by the bench scripts; newest last.\n');
   appendFileSync(file, `${lines.join('\n')}\n`);
-  // The finding families (issue 5) append their own section (src/findings/findings-bench.ts).
-  const { runFindingsBench } = await import('../src/findings/findings-bench.js');
+  // The finding families (issue 5) append their own section (scripts/findings-bench.ts).
+  const { runFindingsBench } = await import('./findings-bench.js');
   // `npm run bench -w packages/engine -- --only=throughput,full` skips the long memory run.
   const only = process.argv
     .find((a) => a.startsWith('--only='))

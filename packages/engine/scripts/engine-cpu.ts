@@ -8,7 +8,6 @@ import { once } from 'node:events';
 import path from 'node:path';
 import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { measure, rawLoop } from '../src/findings/findings-bench.js';
 import {
   HttpClient,
   type HttpRequestInit,
@@ -17,6 +16,7 @@ import {
 import { defaultExecutors } from '../src/protocols/index.js';
 import { compileTemplateSource } from '../src/templates/template-compile.js';
 import { type TemplateJob, TemplateScanner } from '../src/templates/template-scanner.js';
+import { measure, rawLoop } from './findings-bench.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const mode = process.argv[2] ?? 'lab';

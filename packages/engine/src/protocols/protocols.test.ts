@@ -5,7 +5,7 @@ import path from 'node:path';
 import tls from 'node:tls';
 import dnsPacket, { type Answer } from 'dns-packet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../findings/test-datasets.js';
+import { REPO_ROOT } from '../../test/helpers.js';
 import { compileOrThrow, scanAll, tpl } from '../templates/test-helpers.js';
 
 const ZONE: Record<string, Answer[]> = {

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { datasetPath } from '../findings/test-datasets.js';
+import { sharedDataset } from '../../test/helpers.js';
 import { compileTemplateSource } from './template-compile.js';
 import { loadTemplates, validateTemplates } from './template-loader.js';
 
@@ -167,7 +167,7 @@ describe('template parse and compile', () => {
 });
 
 describe('compatibility with the official nuclei-templates sample', () => {
-  const dir = datasetPath('nuclei-templates');
+  const dir = sharedDataset('nuclei-templates');
   it.skipIf(!dir)('parses and compiles at least 90% of the templates', async () => {
     const report = await validateTemplates(dir as string);
     console.log(report.lines.join('\n'));

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { datasetPath } from '../findings/test-datasets.js';
+import { sharedDataset } from '../../test/helpers.js';
 import { matchHonesty, packageRevision } from './backport.js';
 import { runCveStage } from './cve-stage.js';
 import { importFeedFile } from './vuln-importers.js';
@@ -84,7 +84,7 @@ describe('version matching honesty', () => {
 });
 
 describe('range edges on the NVD sample', () => {
-  const dir = datasetPath('cve');
+  const dir = sharedDataset('cve');
   it.skipIf(!dir)('0 false matches and 0 misses at every range edge of every vulnerable rule', async () => {
     const records = await importFeedFile(path.join(dir as string, 'nvd-json-1.1/nvdcve-1.1-sample.json'));
     const rules: CpeMatchRule[] = [];

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { datasetPath } from '../findings/test-datasets.js';
+import { sharedDataset } from '../../test/helpers.js';
 import { parseCpe, toRule } from './cpe.js';
 import { runCveStage } from './cve-stage.js';
 import { JsLibraryDetector } from './js-library-detect.js';
@@ -182,7 +182,7 @@ describe('CPE parsing and range semantics', () => {
 });
 
 describe('NVD 1.1 sample', () => {
-  const dir = datasetPath('cve');
+  const dir = sharedDataset('cve');
   const store = new MemoryVulnStore();
   beforeAll(async () => {
     if (dir) await store.add(await importFeedFile(path.join(dir, 'nvd-json-1.1/nvdcve-1.1-sample.json')));
@@ -245,7 +245,7 @@ describe('NVD 1.1 sample', () => {
 });
 
 describe('NVD 2.0 records', () => {
-  const dir = datasetPath('cve');
+  const dir = sharedDataset('cve');
   it.skipIf(!dir)('imports CVE-2021-43798 and CVE-2021-41773 and matches their versions', async () => {
     const store = new MemoryVulnStore();
     for (const f of ['CVE-2021-43798.json', 'CVE-2021-41773.json'])
@@ -289,7 +289,7 @@ describe('NVD 2.0 records', () => {
 });
 
 describe('retire.js repository', () => {
-  const dir = datasetPath('retirejs');
+  const dir = sharedDataset('retirejs');
   const store = new MemoryVulnStore();
   let repo: unknown;
   beforeAll(async () => {
@@ -368,7 +368,7 @@ describe('retire.js repository', () => {
 });
 
 describe('CVE findings', () => {
-  const dir = datasetPath('cve');
+  const dir = sharedDataset('cve');
   it.skipIf(!dir)('carry the spec fields', async () => {
     const store = new MemoryVulnStore();
     await store.add(

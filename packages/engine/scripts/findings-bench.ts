@@ -4,7 +4,7 @@
  *  2. peak memory of 150 templates × 1,000 hosts (name-based virtual hosts on one lab site);
  *  3. wall time of the full lab scan (all classes).
  * `runFindingsBench()` returns the markdown section; run this file directly to print it and
- * append it to docs/benchmarks.md (`npx tsx packages/engine/src/findings/findings-bench.ts
+ * append it to docs/benchmarks.md (`npx tsx packages/engine/scripts/findings-bench.ts
  * [--only=throughput,memory,full] [--no-append]`).
  */
 import { spawn } from 'node:child_process';
@@ -16,18 +16,20 @@ import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { LAB_CVE_FEED_PATH, startLab } from '@perimeter/lab';
 import { Pool } from 'undici';
-import { LocalLeakIndex } from '../leaks/local-leak-index.js';
-import { scan } from '../pipeline/scan.js';
-import { defaultExecutors } from '../protocols/index.js';
-import { compileTemplateSource } from '../templates/template-compile.js';
-import { loadTemplates } from '../templates/template-loader.js';
-import { type TemplateJob, TemplateScanner } from '../templates/template-scanner.js';
-import { BUILTIN_TEMPLATES_DIR } from '../templates/template-stage.js';
-import type { CompiledTemplate } from '../templates/template-types.js';
-import { importNvd20 } from '../vulndb/vuln-importers.js';
-import { MemoryVulnStore } from '../vulndb/vuln-store.js';
-import { createFindingStages } from './finding-stages.js';
-import { DATASETS, REPO_ROOT } from './test-datasets.js';
+import { createFindingStages } from '../src/findings/finding-stages.js';
+import { LocalLeakIndex } from '../src/leaks/local-leak-index.js';
+import { scan } from '../src/pipeline/scan.js';
+import { defaultExecutors } from '../src/protocols/index.js';
+import { compileTemplateSource } from '../src/templates/template-compile.js';
+import { loadTemplates } from '../src/templates/template-loader.js';
+import { type TemplateJob, TemplateScanner } from '../src/templates/template-scanner.js';
+import { BUILTIN_TEMPLATES_DIR } from '../src/templates/template-stage.js';
+import type { CompiledTemplate } from '../src/templates/template-types.js';
+import { importNvd20 } from '../src/vulndb/vuln-importers.js';
+import { MemoryVulnStore } from '../src/vulndb/vuln-store.js';
+import { REPO_ROOT } from '../test/helpers.js';
+
+const DATASETS = path.resolve(REPO_ROOT, '../shared/datasets');
 
 const HERE = fileURLToPath(import.meta.url);
 
