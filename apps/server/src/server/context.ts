@@ -2,6 +2,7 @@ import type { Database, Db } from '../db/client.ts';
 import type { AppConfig } from '../lib/config/index.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { AccountMailDispatcher } from '../modules/auth/auth-mail.ts';
+import type { BillingProvider } from '../modules/billing/billing-provider.ts';
 import type { Mailer } from '../modules/mail/mail-service.ts';
 
 /** What every service function receives: no globals. */
@@ -13,4 +14,6 @@ export interface AppContext {
   /** Account mails (verification, reset, lock notice) queued by requests and sent after them. */
   accountMail: AccountMailDispatcher;
   logger: Logger;
+  /** The payment provider: Stripe with STRIPE_SECRET_KEY, else the embedded local one. */
+  billing: BillingProvider;
 }

@@ -5,6 +5,7 @@ import { migrateDatabase } from '../db/migrate.ts';
 import { type AppConfig, loadConfig } from '../lib/config/index.ts';
 import { createLogger, type Logger } from '../lib/logger.ts';
 import { createAccountMailDispatcher } from '../modules/auth/auth-mail.ts';
+import { createBillingProvider } from '../modules/billing/billing-provider.ts';
 import { createMailer } from '../modules/mail/mail-service.ts';
 import { rekeyLeakFindingFingerprints, rekeyLegacyLeakDigests } from '../modules/scans/scans-intel-repo.ts';
 import { createMaintenanceState, type MaintenanceState } from '../modules/system/system-service.ts';
@@ -49,7 +50,15 @@ export async function openRuntime(config: AppConfig = loadConfig(), logger?: Log
     from: config.env.MAIL_FROM,
   });
   const accountMail = createAccountMailDispatcher({ db: database.db, config, mailer, logger: log });
-  const ctx: AppContext = { config, database, db: database.db, mailer, accountMail, logger: log };
+  const ctx: AppContext = {
+    config,
+    database,
+    db: database.db,
+    mailer,
+    accountMail,
+    logger: log,
+    billing: createBillingProvider(config.env, config.publicUrl),
+  };
   return {
     ctx,
     databaseUrl,

@@ -4,8 +4,14 @@ import {
   luhnValid,
   PLAN_AMOUNTS,
   type TBillingPeriod,
+  type TCheckoutSession,
   type TPurchasablePlan,
+  ZBillingPeriod,
+  ZCurrency,
+  ZPurchasablePlan,
 } from '@perimeter/contracts';
+import { z } from 'zod';
+import type { CheckoutRow } from './billing-repo.ts';
 
 /** Mode of a checkout: try_it is a one-time payment, the others are subscriptions. */
 export const checkoutMode = (plan: TPurchasablePlan): 'payment' | 'subscription' =>
@@ -79,4 +85,22 @@ export function isNewer(
   if (stored.status === 'canceled' && incoming.status !== 'canceled') return false;
   if (incoming.created !== stored.lastEventCreated) return incoming.created > stored.lastEventCreated;
   return (incoming.periodStart ?? 0) >= (stored.periodStart ?? 0);
+}
+
+/** A checkout row as the API shows it. */
+export function toSessionDto(row: CheckoutRow): TCheckoutSession {
+  return {
+    id: row.id,
+    provider: row.provider === 'stripe' ? 'stripe' : 'local',
+    plan: ZPurchasablePlan.parse(row.plan),
+    period: ZBillingPeriod.parse(row.period),
+    mode: row.mode === 'payment' ? 'payment' : 'subscription',
+    status: z.enum(['open', 'complete', 'failed', 'expired']).parse(row.status),
+    amount: row.amount,
+    discount: row.discount,
+    currency: ZCurrency.parse(row.currency),
+    promo_code: row.promoCode,
+    failure_reason: row.failureReason,
+    created_at: row.createdAt.toISOString(),
+  };
 }

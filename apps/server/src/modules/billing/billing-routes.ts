@@ -17,8 +17,10 @@ import { z } from 'zod';
 import { AppError } from '../../lib/errors.ts';
 import type { AppContext } from '../../server/context.ts';
 import { currentUser } from '../../server/plugins/auth.ts';
-import { stripeClient } from './billing-provider.ts';
+import { payLocal } from './billing-local.ts';
 import * as billing from './billing-service.ts';
+import { stripeClient } from './billing-stripe.ts';
+import * as webhook from './billing-stripe-webhook.ts';
 
 const tags = ['billing'];
 const security = [{ bearer: [] }];
@@ -99,7 +101,7 @@ export async function billingRoutes(app: FastifyInstance, { ctx }: { ctx: AppCon
       response: { 200: dataEnvelope(ZCheckoutSession) },
     },
     handler: async (request) => ({
-      data: await billing.payLocal(ctx, currentUser(request).userId, request.body),
+      data: await payLocal(ctx, currentUser(request).userId, request.body),
     }),
   });
 
@@ -142,17 +144,17 @@ export async function billingRoutes(app: FastifyInstance, { ctx }: { ctx: AppCon
       config: { rateLimit: false },
       handler: async (request) => {
         const secret = ctx.config.env.STRIPE_WEBHOOK_SECRET;
-        if (!secret || !ctx.config.env.STRIPE_SECRET_KEY) throw billing.webhookNotConfigured();
+        if (!secret || !ctx.config.env.STRIPE_SECRET_KEY) throw webhook.webhookNotConfigured();
         const signature = request.headers['stripe-signature'];
         if (typeof signature !== 'string' || !Buffer.isBuffer(request.body))
           throw new AppError(400, 'validation_error', 'Missing Stripe signature.');
-        let event: billing.StripeEventLike;
+        let event: webhook.StripeEventLike;
         try {
-          event = stripe.webhooks.constructEvent(request.body, signature, secret) as billing.StripeEventLike;
+          event = stripe.webhooks.constructEvent(request.body, signature, secret) as webhook.StripeEventLike;
         } catch {
           throw new AppError(400, 'validation_error', 'Invalid Stripe signature.');
         }
-        const outcome = await billing.handleStripeEvent(ctx, event);
+        const outcome = await webhook.handleStripeEvent(ctx, event);
         request.log.info({ eventId: event.id, type: event.type, outcome }, 'stripe webhook');
         return { received: true, outcome };
       },
