@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm test`: the whole suite.
-//  0. Biome (lint + format) and the TypeScript check of every workspace;
+//  0. Biome (lint + format), the dependency boundaries and the TypeScript check of every workspace;
 //  1. every Vitest project (unit, integration on the embedded PostgreSQL, engine against the lab);
 //  2. the server suite again on an external PostgreSQL when PERIMETER_TEST_EXTERNAL_DATABASE_URL is
 //     set (CI sets it to Debian's PostgreSQL 15; with CI=true it must be set);
@@ -47,6 +47,7 @@ function check(phase, command, args) {
 }
 
 check('lint and format (Biome)', 'npx', ['biome', 'ci', '.']);
+check('dependency boundaries', process.execPath, ['scripts/check-boundaries.mjs']);
 check('types (TypeScript, every workspace)', process.execPath, ['scripts/typecheck.mjs']);
 vitest('all projects', []);
 
