@@ -17,8 +17,6 @@ export const badRequest = (detail: string, fields?: Record<string, string[]>) =>
   new AppError(400, 'validation_error', detail, fields);
 export const unauthenticated = (detail = 'Authentication credentials were not provided or are invalid.') =>
   new AppError(401, 'unauthenticated', detail);
-export const tokenInvalid = (detail = 'The token is invalid or has expired.') =>
-  new AppError(401, 'token_invalid', detail);
 export const forbidden = (detail: string) => new AppError(403, 'forbidden', detail);
 export const notFound = (detail = 'Not found.') => new AppError(404, 'not_found', detail);
 export const conflict = (detail: string, fields?: Record<string, string[]>) =>

@@ -7,10 +7,6 @@ export class AbortedError extends Error {
   }
 }
 
-export function throwIfAborted(signal?: AbortSignal): void {
-  if (signal?.aborted) throw new AbortedError();
-}
-
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(new AbortedError());
@@ -166,11 +162,4 @@ export class RateLimiter {
     this.next = at + 1000 / this.perSecond;
     if (at > now) await sleep(at - now, signal);
   }
-}
-
-/** A signal that aborts when any of the inputs aborts, or after `timeoutMs`. */
-export function combineSignals(signals: (AbortSignal | undefined)[], timeoutMs?: number): AbortSignal {
-  const list = signals.filter((s): s is AbortSignal => Boolean(s));
-  if (timeoutMs !== undefined && timeoutMs > 0) list.push(AbortSignal.timeout(timeoutMs));
-  return list.length === 1 ? (list[0] as AbortSignal) : AbortSignal.any(list);
 }

@@ -25,11 +25,6 @@ export async function getScan(db: DbOrTx, userId: string, id: string): Promise<S
   return row;
 }
 
-export async function getScanById(db: DbOrTx, id: string): Promise<ScanRow | undefined> {
-  const [row] = await db.select().from(scans).where(eq(scans.id, id));
-  return row;
-}
-
 export async function scanTargetRows(db: DbOrTx, scanIds: string[]) {
   if (scanIds.length === 0) return [];
   return db

@@ -102,14 +102,6 @@ export async function advanceSchedule(db: DbOrTx, id: string, nextRunAt: Date | 
     .where(eq(scanSchedules.id, id));
 }
 
-export async function listRuns(db: DbOrTx, scheduleId: string): Promise<ScheduleRunRow[]> {
-  return db
-    .select()
-    .from(scanScheduleRuns)
-    .where(eq(scanScheduleRuns.scheduleId, scheduleId))
-    .orderBy(asc(scanScheduleRuns.dueAt));
-}
-
 /** The user's live targets among `ids`, with their type. */
 export async function ownedTargetTypes(
   db: DbOrTx,
