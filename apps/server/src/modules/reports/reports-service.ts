@@ -1,7 +1,8 @@
 import type { TFileReportBody, TLanguage, TReport, TReportOptions } from '@perimeter/contracts';
 import { notFound } from '../../lib/errors.ts';
 import type { AppContext } from '../../server/context.ts';
-import { buildReport, reportFilename, reportToCsv } from './reports-fns.ts';
+import { reportToCsv } from './reports-csv.ts';
+import { buildReport, reportFilename } from './reports-fns.ts';
 import { renderReportPdf } from './reports-pdf.ts';
 import * as repo from './reports-repo.ts';
 
