@@ -1,6 +1,6 @@
 import type { TBillingState, TCheckoutLink, TCheckoutSession } from '@perimeter/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scanBridge } from '../src/modules/schedules/scan-bridge.ts';
+import { scanBridge } from '../src/modules/schedules/schedules-scan-adapter.ts';
 import { createScheduler } from '../src/modules/schedules/schedules-scheduler.ts';
 import { createSchedule } from '../src/modules/schedules/schedules-service.ts';
 import { createTestApp, type TestApp } from './support/app.ts';

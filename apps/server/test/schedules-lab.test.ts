@@ -2,8 +2,8 @@ import { type Lab, startLab } from '@perimeter/lab';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerNotificationWorkers } from '../src/modules/notifications/notifications-jobs.ts';
-import { scanBridge } from '../src/modules/schedules/scan-bridge.ts';
 import { registerScheduleWorkers } from '../src/modules/schedules/schedules-jobs.ts';
+import { scanBridge } from '../src/modules/schedules/schedules-scan-adapter.ts';
 import type { Scheduler } from '../src/modules/schedules/schedules-scheduler.ts';
 import { createTestApp, type TestApp } from './support/app.ts';
 import {

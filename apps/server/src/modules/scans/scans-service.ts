@@ -84,7 +84,7 @@ export interface NewScanRequest {
  * Creates a scan (status created) inside the caller's transaction after every check a new scan
  * needs: targets owned, live and of one type, the plan's custom-scan and subclass limits. The ONE
  * place scans are created: the create_abstract_scan endpoint and the scheduler (in its own
- * transaction, through schedules/scan-bridge.ts) both call it. No network calls here: ownership
+ * transaction, through schedules/schedules-scan-adapter.ts) both call it. No network calls here: ownership
  * proofs are re-checked by startScan.
  */
 export async function createScanInTx(

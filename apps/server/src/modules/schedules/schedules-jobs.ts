@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { AppError } from '../../lib/errors.ts';
-import { defineJob, ensureQueues, type PgBoss } from '../../lib/queue.ts';
+import { defineJob, type ExecuteSql, ensureQueues, type PgBoss } from '../../lib/queue.ts';
 import type { AppContext } from '../../server/context.ts';
 import { startScan } from '../scans/scans-service.ts';
-import type { ExecuteSql, ScanBridge } from './schedules-bridge.ts';
 import { markRunFailedByScan } from './schedules-repo.ts';
+import type { ScanBridge } from './schedules-scan-port.ts';
 import { createScheduler, type Scheduler } from './schedules-scheduler.ts';
 
 /**

@@ -13,8 +13,8 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { AppContext } from '../../server/context.ts';
 import { currentUser } from '../../server/plugins/auth.ts';
-import { scanBridge } from './scan-bridge.ts';
-import type { ScanBridge } from './schedules-bridge.ts';
+import { scanBridge } from './schedules-scan-adapter.ts';
+import type { ScanBridge } from './schedules-scan-port.ts';
 import * as schedules from './schedules-service.ts';
 
 const tags = ['schedules'];

@@ -1,9 +1,9 @@
 import type { TTargetRef } from '@perimeter/contracts';
 import { notFound } from '../../lib/errors.ts';
 import { createScanInTx } from '../scans/scans-service.ts';
-import type { ScanBridge } from './schedules-bridge.ts';
 import { enqueueScheduledStart } from './schedules-jobs.ts';
 import { ownedTargetTypes } from './schedules-repo.ts';
+import type { ScanBridge } from './schedules-scan-port.ts';
 
 /**
  * The scans module seen from schedules. Creating the scan is scans-service createScanInTx (the same

@@ -1,5 +1,6 @@
 import type { TScanConfig, TTargetRef } from '@perimeter/contracts';
 import type { DbOrTx } from '../../db/client.ts';
+import type { ExecuteSql } from '../../lib/queue.ts';
 import type { AppContext } from '../../server/context.ts';
 
 /** What a schedule asks the scans module to do. */
@@ -9,9 +10,6 @@ export interface ScheduledScanRequest {
   scanType: 'full' | 'custom';
   config: TScanConfig;
 }
-
-/** Runs SQL on the scheduler's open transaction (what pg-boss needs to enqueue in it). */
-export type ExecuteSql = (text: string, values?: unknown[]) => Promise<{ rows: unknown[] }>;
 
 /**
  * The scans module's side of scheduling, behind an interface so the scheduler can be tested alone.

@@ -1,9 +1,9 @@
 import { withClientTransaction } from '../../db/transaction.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { AppContext } from '../../server/context.ts';
-import type { ScanBridge } from './schedules-bridge.ts';
 import { isWithinWindow, nextRunAfter } from './schedules-fns.ts';
 import * as repo from './schedules-repo.ts';
+import type { ScanBridge } from './schedules-scan-port.ts';
 import { storedConfig } from './schedules-service.ts';
 
 export interface SchedulerOptions {

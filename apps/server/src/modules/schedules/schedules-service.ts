@@ -10,7 +10,6 @@ import type {
 import { PLAN_NAMES, type TPlanKey } from '@perimeter/contracts';
 import { badRequest, forbidden, notFound } from '../../lib/errors.ts';
 import type { AppContext } from '../../server/context.ts';
-import type { ScanBridge } from './schedules-bridge.ts';
 import {
   DEFAULT_WINDOW,
   localDate,
@@ -23,6 +22,7 @@ import {
   SCHEDULED_SCANS_PER_WEEK,
 } from './schedules-fns.ts';
 import * as repo from './schedules-repo.ts';
+import type { ScanBridge } from './schedules-scan-port.ts';
 
 export interface StoredScanConfig {
   targets: TTargetRef[];
