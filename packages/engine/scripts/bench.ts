@@ -12,11 +12,11 @@ import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Pool } from 'undici';
-import { scanTcpPorts } from '../src/ports/connect-scanner.ts';
-import { isNmapAvailable, runNmap } from '../src/ports/nmap-adapter.ts';
-import { parsePorts } from '../src/ports/port-lists.ts';
-import { HttpProber } from '../src/probe/http-probe.ts';
-import { ScopePolicy } from '../src/scope/scope-policy.ts';
+import { scanTcpPorts } from '../src/ports/connect-scanner.js';
+import { isNmapAvailable, runNmap } from '../src/ports/nmap-adapter.js';
+import { parsePorts } from '../src/ports/port-lists.js';
+import { HttpProber } from '../src/probe/http-probe.js';
+import { ScopePolicy } from '../src/scope/scope-policy.js';
 
 const run = promisify(execFile);
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -174,7 +174,7 @@ async function main(): Promise<void> {
     writeFileSync(file, '# Benchmarks\n\nFigures appended by the bench scripts; newest last.\n');
   appendFileSync(file, `${lines.join('\n')}\n`);
   // The finding families (issue 5) append their own section (scripts/findings-bench.ts).
-  const { runFindingsBench } = await import('./findings-bench.ts');
+  const { runFindingsBench } = await import('./findings-bench.js');
   // `npm run bench -w packages/engine -- --only=throughput,full` skips the long memory run.
   const only = process.argv
     .find((a) => a.startsWith('--only='))

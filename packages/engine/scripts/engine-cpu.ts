@@ -12,11 +12,11 @@ import {
   HttpClient,
   type HttpRequestInit,
   type HttpResponseData,
-} from '../src/protocols/http/http-client.ts';
-import { defaultExecutors } from '../src/protocols/index.ts';
-import { compileTemplateSource } from '../src/templates/template-compile.ts';
-import { type TemplateJob, TemplateScanner } from '../src/templates/template-scanner.ts';
-import { measure, rawLoop } from './findings-bench.ts';
+} from '../src/protocols/http/http-client.js';
+import { defaultExecutors } from '../src/protocols/index.js';
+import { compileTemplateSource } from '../src/templates/template-compile.js';
+import { type TemplateJob, TemplateScanner } from '../src/templates/template-scanner.js';
+import { measure, rawLoop } from './findings-bench.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const mode = process.argv[2] ?? 'lab';

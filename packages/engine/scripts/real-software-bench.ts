@@ -11,15 +11,15 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { type ExpectedRealService, startRealLab } from '@perimeter/lab';
-import { tlsIssues } from '../src/findings/tls-stage.ts';
-import type { Asset, ServiceAsset, TechnologyAsset } from '../src/pipeline/events.ts';
-import { scan } from '../src/pipeline/scan.ts';
-import { parseNmapXml } from '../src/ports/nmap-adapter.ts';
-import { TOP_100_PORTS } from '../src/ports/port-lists.ts';
-import type { ServiceInfo } from '../src/ports/service-probes.ts';
-import { httpScheme } from '../src/probe/http-stage.ts';
-import { auditTls } from '../src/probe/tls-audit.ts';
-import { ScopePolicy } from '../src/scope/scope-policy.ts';
+import { tlsIssues } from '../src/findings/tls-stage.js';
+import type { Asset, ServiceAsset, TechnologyAsset } from '../src/pipeline/events.js';
+import { scan } from '../src/pipeline/scan.js';
+import { parseNmapXml } from '../src/ports/nmap-adapter.js';
+import { TOP_100_PORTS } from '../src/ports/port-lists.js';
+import type { ServiceInfo } from '../src/ports/service-probes.js';
+import { httpScheme } from '../src/probe/http-stage.js';
+import { auditTls } from '../src/probe/tls-audit.js';
+import { ScopePolicy } from '../src/scope/scope-policy.js';
 
 const rounds = Number(process.argv[2] ?? 3);
 

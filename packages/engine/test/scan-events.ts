@@ -1,4 +1,4 @@
-import type { Asset, ScanEvent, ScanSummary } from '../src/pipeline/events.ts';
+import type { Asset, ScanEvent, ScanSummary } from '../src/pipeline/events.js';
 
 export interface Collected {
   events: ScanEvent[];

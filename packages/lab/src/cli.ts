@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
-import { startLab } from './start-lab.ts';
-import { parseTxtRecords } from './txt-records.ts';
+import { startLab } from './start-lab.js';
+import { parseTxtRecords } from './txt-records.js';
 
 const USAGE = `Usage: npm run lab [-- --hostile] [--txt NAME=VALUE]... [--subnet 127.0.1] [--dns-port 5300]
 

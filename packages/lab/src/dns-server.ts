@@ -1,7 +1,7 @@
 import dgram from 'node:dgram';
 import net from 'node:net';
 import dnsPacket, { type Answer, type Packet, type Question } from 'dns-packet';
-import type { ZoneSpec } from './lab-definition.ts';
+import type { ZoneSpec } from './lab-definition.js';
 
 type StoredAnswer = Answer & { name: string };
 

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { DEFAULT_SUBNET } from './lab-definition.ts';
+import { DEFAULT_SUBNET } from './lab-definition.js';
 
 export interface ExpectedSubdomain {
   name: string;

@@ -1,5 +1,5 @@
 import net from 'node:net';
-import type { ServiceKind } from './lab-definition.ts';
+import type { ServiceKind } from './lab-definition.js';
 
 export interface TcpServiceContext {
   isPlanted(id: string): boolean;

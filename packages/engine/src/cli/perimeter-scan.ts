@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { createFindingStages } from '../findings/finding-stages.ts';
-import { LocalLeakIndex } from '../leaks/local-leak-index.ts';
-import type { Asset, ScanEvent, ScanSummary } from '../pipeline/events.ts';
-import { partialText, scan } from '../pipeline/scan.ts';
-import type { ScanConfig } from '../pipeline/scan-config.ts';
+import { createFindingStages } from '../findings/finding-stages.js';
+import { LocalLeakIndex } from '../leaks/local-leak-index.js';
+import type { Asset, ScanEvent, ScanSummary } from '../pipeline/events.js';
+import { partialText, scan } from '../pipeline/scan.js';
+import type { ScanConfig } from '../pipeline/scan-config.js';
 
 const USAGE = `usage: perimeter-scan <target...> [options]
 
@@ -57,7 +57,7 @@ function describe(a: Asset): [string, string] {
 export async function main(argv: string[]): Promise<number> {
   // `perimeter-scan templates validate <dir>` (finding families, src/templates/templates-cli.ts).
   if (argv[0] === 'templates')
-    return (await import('../templates/templates-cli.ts')).runTemplatesCommand(argv.slice(1));
+    return (await import('../templates/templates-cli.js')).runTemplatesCommand(argv.slice(1));
   let parsed: ReturnType<typeof parseArgs>;
   const options = {
     'dns-server': { type: 'string', multiple: true },

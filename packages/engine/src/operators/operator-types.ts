@@ -1,4 +1,4 @@
-import type { DslValue } from './dsl/dsl-functions.ts';
+import type { DslValue } from './dsl/dsl-functions.js';
 
 /**
  * What a protocol hands to matchers and extractors: its response as named parts

@@ -1,4 +1,4 @@
-import type { Stage } from './stage.ts';
+import type { Stage } from './stage.js';
 
 export const SCAN_CLASSES = ['class_resources', 'class_exploitation', 'class_information_gathering'] as const;
 export type ScanClass = (typeof SCAN_CLASSES)[number];

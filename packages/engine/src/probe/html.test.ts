@@ -7,7 +7,7 @@ import {
   extractMeta,
   extractScriptSrc,
   extractTitle,
-} from './html.ts';
+} from './html.js';
 
 const PAGE = `<!doctype html><html><head><title>
   Wild Portal &#8211; Just &amp; another</title>

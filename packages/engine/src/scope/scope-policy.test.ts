@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyAddress, ScopePolicy } from './scope-policy.ts';
+import { classifyAddress, ScopePolicy } from './scope-policy.js';
 
 // Only classification: nothing here contacts any address.
 const REFUSED_BY_DEFAULT: [string, string][] = [

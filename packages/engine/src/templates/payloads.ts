@@ -1,4 +1,4 @@
-import type { AttackType } from './template-types.ts';
+import type { AttackType } from './template-types.js';
 
 const MAX_COMBINATIONS = 100000;
 

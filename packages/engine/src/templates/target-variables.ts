@@ -1,5 +1,5 @@
 import { parse as parseDomain } from 'tldts';
-import type { Variables } from './run-types.ts';
+import type { Variables } from './run-types.js';
 
 export interface ParsedTarget {
   input: string;

@@ -1,7 +1,7 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { type CompileOptions, compileTemplateSource } from './template-compile.ts';
-import type { CompiledTemplate, LoadOutcome } from './template-types.ts';
+import { type CompileOptions, compileTemplateSource } from './template-compile.js';
+import type { CompiledTemplate, LoadOutcome } from './template-types.js';
 
 /** The corpus's largest template is 1.25 MB (a plugin-detection list); 4 MB leaves room. */
 export const MAX_TEMPLATE_BYTES = 4 * 1024 * 1024;

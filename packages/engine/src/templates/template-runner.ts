@@ -1,14 +1,14 @@
-import { findingFingerprint, hostNames, maskSecrets } from '../findings/evidence.ts';
-import { SEVERITY_ORDERING, type TemplateFinding } from '../findings/types.ts';
-import { interpolate } from '../operators/dsl/dsl-interpolate.ts';
-import { runMatchers } from '../operators/matchers/matchers.ts';
-import type { OperatorEvent } from '../operators/operator-types.ts';
-import { runFlow } from './flow/flow-interpreter.ts';
-import { payloadCombinations } from './payloads.ts';
-import { HostSkippedError } from './politeness.ts';
-import type { ProtocolResponse, RunContext, Variables } from './run-types.ts';
-import { type ParsedTarget, parseTarget, targetVariables } from './target-variables.ts';
-import type { CompiledRequest, CompiledTemplate, HttpPartsWanted } from './template-types.ts';
+import { findingFingerprint, hostNames, maskSecrets } from '../findings/evidence.js';
+import { SEVERITY_ORDERING, type TemplateFinding } from '../findings/types.js';
+import { interpolate } from '../operators/dsl/dsl-interpolate.js';
+import { runMatchers } from '../operators/matchers/matchers.js';
+import type { OperatorEvent } from '../operators/operator-types.js';
+import { runFlow } from './flow/flow-interpreter.js';
+import { payloadCombinations } from './payloads.js';
+import { HostSkippedError } from './politeness.js';
+import type { ProtocolResponse, RunContext, Variables } from './run-types.js';
+import { type ParsedTarget, parseTarget, targetVariables } from './target-variables.js';
+import type { CompiledRequest, CompiledTemplate, HttpPartsWanted } from './template-types.js';
 
 /** Turns one compiled request into responses; a protocol module provides one per protocol. */
 export type ProtocolExecutor = (

@@ -1,11 +1,11 @@
 import { setMaxListeners } from 'node:events';
-import type { TemplateFinding } from '../findings/types.ts';
-import { HttpClient } from '../protocols/http/http-client.ts';
-import { mapConcurrent } from './concurrency.ts';
-import { HostGate, RateLimiter, type UnresponsiveHost } from './politeness.ts';
-import type { DnsServer, RunContext } from './run-types.ts';
-import { type ExecutorRegistry, type IncompleteReason, runTemplate } from './template-runner.ts';
-import type { CompiledTemplate } from './template-types.ts';
+import type { TemplateFinding } from '../findings/types.js';
+import { HttpClient } from '../protocols/http/http-client.js';
+import { mapConcurrent } from './concurrency.js';
+import { HostGate, RateLimiter, type UnresponsiveHost } from './politeness.js';
+import type { DnsServer, RunContext } from './run-types.js';
+import { type ExecutorRegistry, type IncompleteReason, runTemplate } from './template-runner.js';
+import type { CompiledTemplate } from './template-types.js';
 
 export interface TemplateScanOptions {
   signal?: AbortSignal;

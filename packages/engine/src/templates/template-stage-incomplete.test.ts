@@ -3,12 +3,12 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ScanEvent, UrlAsset } from '../pipeline/events.ts';
-import { Inventory } from '../pipeline/inventory.ts';
-import type { StageContext } from '../pipeline/stage.ts';
-import { ScanCoverage, StageReport } from '../pipeline/stage-report.ts';
-import { createTemplateStage } from './template-stage.ts';
-import { tpl } from './test-helpers.ts';
+import type { ScanEvent, UrlAsset } from '../pipeline/events.js';
+import { Inventory } from '../pipeline/inventory.js';
+import type { StageContext } from '../pipeline/stage.js';
+import { ScanCoverage, StageReport } from '../pipeline/stage-report.js';
+import { createTemplateStage } from './template-stage.js';
+import { tpl } from './test-helpers.js';
 
 // What the templates stage tells the pipeline when it could not run all of its work: the
 // `templates_incomplete` log (counts by reason) and the planned/completed counts of

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { TemplatePathError, validateTemplates } from './template-loader.ts';
+import { TemplatePathError, validateTemplates } from './template-loader.js';
 
 const USAGE = `usage: perimeter-scan templates validate <dir|file> [--json]
 

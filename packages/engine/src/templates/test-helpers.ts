@@ -1,10 +1,10 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { TemplateFinding } from '../findings/types.ts';
-import { defaultExecutors } from '../protocols/index.ts';
-import { compileTemplateSource } from './template-compile.ts';
-import { TemplateScanner, type TemplateScanOptions } from './template-scanner.ts';
-import type { CompiledTemplate } from './template-types.ts';
+import type { TemplateFinding } from '../findings/types.js';
+import { defaultExecutors } from '../protocols/index.js';
+import { compileTemplateSource } from './template-compile.js';
+import { TemplateScanner, type TemplateScanOptions } from './template-scanner.js';
+import type { CompiledTemplate } from './template-types.js';
 
 export function compileOrThrow(yaml: string, options: { templatesDir?: string } = {}): CompiledTemplate {
   const r = compileTemplateSource(yaml, 'test.yaml', options);

@@ -1,4 +1,4 @@
-import type { CpeMatchRule } from './vuln-types.ts';
+import type { CpeMatchRule } from './vuln-types.js';
 
 export interface ParsedCpe {
   part: string;

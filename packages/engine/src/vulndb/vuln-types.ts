@@ -1,4 +1,4 @@
-import type { Severity } from '../findings/types.ts';
+import type { Severity } from '../findings/types.js';
 
 /** One CPE match rule of a configuration (NVD `cpe_match` / `cpeMatch`). */
 export interface CpeMatchRule {

@@ -9,7 +9,7 @@ import {
 } from 'node:crypto';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import ipaddr from 'ipaddr.js';
-import { DslRuntimeError, type DslValue, toDslNumber, toDslString } from './dsl-functions.ts';
+import { DslRuntimeError, type DslValue, toDslNumber, toDslString } from './dsl-functions.js';
 
 /**
  * The rest of nuclei's helper functions (projectdiscovery/dsl) that the community corpus
