@@ -207,8 +207,16 @@ export async function builtServerEntry(entry) {
   return file;
 }
 
+// `node scripts/build.mjs [server] [engine]`: builds now (both without arguments).
 if (process.argv[1] && pathToFileURL(process.argv[1]).href === import.meta.url) {
-  for (const name of Object.keys(TARGETS)) {
+  const names = process.argv.length > 2 ? process.argv.slice(2) : Object.keys(TARGETS);
+  for (const name of names) {
+    if (!TARGETS[name]) {
+      process.stderr.write(`unknown build target "${name}" (${Object.keys(TARGETS).join(', ')})\n`);
+      process.exit(2);
+    }
+  }
+  for (const name of names) {
     const outdir = await build(name);
     process.stdout.write(`built ${TARGETS[name].label} into ${path.relative(root, outdir)}\n`);
   }

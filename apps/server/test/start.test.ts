@@ -90,6 +90,10 @@ describe('npm start', () => {
     expect(commandLine.slice(1)).toEqual([path.join(ROOT, 'apps/server/dist/main.mjs')]);
     expect(commandLine.join(' ')).not.toContain('tsx');
     expect(existsSync(path.join(ROOT, 'apps/server/dist/build.json'))).toBe(true);
+    // The build still finds what it reads beside its sources: the migrations (it started) and the web app.
+    const page = await fetch(`http://127.0.0.1:${port}/`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('<div id="root">');
     // An empty CVE database is said at start-up, with how to fix it.
     expect(first.output()).toContain(
       'The CVE database is empty: scans find no CVE matches until it is loaded',
