@@ -71,14 +71,19 @@ describe('the build', () => {
     ).not.toMatch(/from "tsx|import\("tsx/);
   });
 
-  it('--help loads none of the pipeline, template, CVE or leak code', async () => {
+  it('--help loads none of the scan code; a resources-only scan none of the template, CVE or leak code', async () => {
     const outdir = OUTDIRS[0] as string;
-    const loaded = [...staticClosure(outdir, 'perimeter-scan.mjs')];
-    const sources = loaded.flatMap(
-      (f) => JSON.parse(readFileSync(path.join(outdir, `${f}.map`), 'utf8')).sources as string[],
-    );
-    expect(sources.some((s) => s.endsWith('cli/perimeter-scan.ts'))).toBe(true);
-    expect(sources.filter((s) => /\/(pipeline|templates|vulndb|leaks|findings|ports)\//.test(s))).toEqual([]);
+    const sourcesOf = (file: string) =>
+      JSON.parse(readFileSync(path.join(outdir, `${file}.map`), 'utf8')).sources as string[];
+    const loadedSources = (file: string) => [...staticClosure(outdir, file)].flatMap(sourcesOf);
+    const help = loadedSources('perimeter-scan.mjs');
+    expect(help.some((s) => s.endsWith('cli/perimeter-scan.ts'))).toBe(true);
+    expect(help.filter((s) => /\/(pipeline|templates|vulndb|leaks|findings|ports)\//.test(s))).toEqual([]);
+    // The pipeline's chunk (what `--resources-only` imports) leaves the finding families to theirs.
+    const pipeline = codeFiles(outdir).find((f) => sourcesOf(f).some((s) => s.endsWith('pipeline/scan.ts')));
+    const resources = loadedSources(pipeline as string);
+    expect(resources.some((s) => s.includes('/ports/'))).toBe(true);
+    expect(resources.filter((s) => /\/(templates|vulndb|leaks|findings)\//.test(s))).toEqual([]);
     const { stdout, stderr } = await run(process.execPath, [BIN, '--help'], { cwd: REPO_ROOT });
     expect(stdout).toContain('usage: perimeter-scan <target...>');
     // Fresh: nothing is rebuilt.
