@@ -90,6 +90,32 @@ describe('the build', () => {
     expect(stderr).toBe('');
   }, 60_000);
 
+  it('npm run cli, start:api, start:worker and every other start:* script run a built server entry', async () => {
+    const scripts = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')).scripts as Record<
+      string,
+      string
+    >;
+    const roles = Object.entries(scripts).filter(([name]) => name === 'cli' || name.startsWith('start:'));
+    expect(roles.map(([name]) => name)).toEqual(expect.arrayContaining(['cli', 'start:api', 'start:worker']));
+    for (const [name, command] of roles) {
+      const entry = /^node scripts\/run\.mjs ([\w-]+)$/.exec(command)?.[1];
+      expect(entry, `${name}: ${command}`).toBeDefined();
+      expect(existsSync(path.join(REPO_ROOT, `apps/server/dist/${entry}.mjs`)), `${name}: ${command}`).toBe(
+        true,
+      );
+    }
+    const cli = await run(process.execPath, ['scripts/run.mjs', 'cli', 'help'], { cwd: REPO_ROOT }).catch(
+      (e: { stdout: string; stderr: string; code: number }) => e,
+    );
+    expect(`${cli.stdout}${cli.stderr}`).toContain('Usage: npm run cli -- <command>');
+    await expect(
+      run(process.execPath, ['scripts/run.mjs', 'main-nothing'], { cwd: REPO_ROOT }),
+    ).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/known: .*main-api, .*main-worker/),
+    });
+  }, 60_000);
+
   it('the built CLI scans a lab host: ports, fingerprints, the built-in templates, a CVE feed', async () => {
     const port = lab.portMap[80] ?? 80;
     const { stdout, stderr } = await run(
