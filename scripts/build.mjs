@@ -22,6 +22,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
+import { isBuiltin } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -102,16 +103,38 @@ function sourceLocationPlugin(outdir) {
   };
 }
 
-/** Packages stay external; the workspaces (@perimeter/*) and relative imports are bundled. */
-const externalPackagesPlugin = {
-  name: 'external-packages',
-  setup(build) {
-    build.onResolve({ filter: /^[^./]/ }, (args) => {
-      if (args.path.startsWith('@perimeter/') || path.isAbsolute(args.path)) return undefined;
-      return { path: args.path, external: true };
-    });
-  },
-};
+/** The `node_modules/<name>` folder Node finds from `dir` (walking up), or null. */
+function packageFolder(name, dir) {
+  for (let current = dir; ; current = path.dirname(current)) {
+    const candidate = path.join(current, 'node_modules', name);
+    if (existsSync(candidate)) return candidate;
+    if (path.dirname(current) === current) return null;
+  }
+}
+
+/**
+ * Packages stay external; the workspaces (@perimeter/*) and relative imports are bundled. An external
+ * package must be the same one from the build's folder as from the source importing it (a version
+ * installed only under one workspace's node_modules would otherwise be swapped silently).
+ */
+function externalPackagesPlugin(outdir) {
+  return {
+    name: 'external-packages',
+    setup(build) {
+      build.onResolve({ filter: /^[^./]/ }, (args) => {
+        if (args.path.startsWith('@perimeter/') || path.isAbsolute(args.path)) return undefined;
+        if (!isBuiltin(args.path)) {
+          const parts = args.path.split('/');
+          const name = parts[0].startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0];
+          const fromSource = packageFolder(name, args.resolveDir);
+          if (fromSource && fromSource !== packageFolder(name, outdir))
+            return { errors: [{ text: `${name} is ${fromSource} from its source but not from ${outdir}` }] };
+        }
+        return { path: args.path, external: true };
+      });
+    },
+  };
+}
 
 function writeAtomically(file, contents) {
   const tmp = `${file}.${process.pid}.tmp`;
@@ -146,7 +169,7 @@ export async function build(name) {
     banner: {
       js: "import { fileURLToPath as __perimeterFileURLToPath } from 'node:url'; import { dirname as __perimeterDirname } from 'node:path';",
     },
-    plugins: [externalPackagesPlugin, sourceLocationPlugin(outdir)],
+    plugins: [externalPackagesPlugin(outdir), sourceLocationPlugin(outdir)],
   });
   await mkdir(outdir, { recursive: true });
   const entryOutputs = new Set(entries.map((e) => path.join(outdir, outName(e))));
@@ -185,8 +208,8 @@ export async function ensureBuilt(name) {
     );
     try {
       await build(name);
-    } catch (e) {
-      process.stderr.write(`The build failed: ${e.message}\n`);
+    } catch {
+      process.stderr.write(`Building ${TARGETS[name].label} failed (above); nothing was started.\n`);
       process.exit(1);
     }
   }
@@ -217,7 +240,8 @@ if (process.argv[1] && pathToFileURL(process.argv[1]).href === import.meta.url) 
     }
   }
   for (const name of names) {
-    const outdir = await build(name);
+    // esbuild has printed the errors.
+    const outdir = await build(name).catch(() => process.exit(1));
     process.stdout.write(`built ${TARGETS[name].label} into ${path.relative(root, outdir)}\n`);
   }
 }
