@@ -36,10 +36,10 @@ export const TARGETS = {
   server: {
     label: 'the server',
     outdir: 'apps/server/dist',
-    /** Every role entry (main.ts, main-api.ts, main-worker.ts, any new main-*.ts), the operator CLI, the demo. */
+    /** Every role entry (main.ts, main-api.ts, main-worker.ts, any new main-*.ts; not tests), the operator CLI, the demo. */
     entries: () =>
       readdirSync(path.join(root, 'apps/server/src'))
-        .filter((f) => /^main.*\.ts$/.test(f) || f === 'cli.ts' || f === 'demo.ts')
+        .filter((f) => /^main[\w-]*\.ts$/.test(f) || f === 'cli.ts' || f === 'demo.ts')
         .sort()
         .map((f) => `apps/server/src/${f}`),
   },
