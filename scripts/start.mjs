@@ -1,16 +1,18 @@
 #!/usr/bin/env node
-// `npm start`: builds the web app when its build is missing or older than its sources, then runs
-// the whole product (API + workers + scheduler) in one process on the embedded PostgreSQL.
+// `npm start`: builds the web app and the server when a build is missing or older than its sources
+// (scripts/web-build.mjs, scripts/build.mjs), then runs the whole product (API + workers +
+// scheduler), compiled, in one process on the embedded PostgreSQL.
 import { spawn } from 'node:child_process';
-import path from 'node:path';
-import { buildWebIfStale, root } from './web-build.mjs';
+import { builtServerEntry, root } from './build.mjs';
+import { buildWebIfStale } from './web-build.mjs';
 
 buildWebIfStale();
+const main = await builtServerEntry('main');
 
 // Its own process group: Ctrl-C in the terminal signals the whole foreground group, which would stop
 // the embedded PostgreSQL under the running product. Only this script forwards the signal, so the
 // product stops its API and workers first and then its database.
-const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'apps/server/src/main.ts')], {
+const child = spawn(process.execPath, [main], {
   cwd: root,
   stdio: 'inherit',
   env: process.env,

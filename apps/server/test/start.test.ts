@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -59,6 +59,12 @@ async function stop(child: ChildProcess, how: 'SIGTERM' | 'ctrl-c' = 'SIGTERM') 
   await exited;
 }
 
+/** The command line of the product process `scripts/start.mjs` started (Linux's /proc). */
+function productCommandLine(start: ChildProcess): string[] {
+  const [pid] = readFileSync(`/proc/${start.pid}/task/${start.pid}/children`, 'utf8').trim().split(/\s+/);
+  return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+}
+
 /** pino levels 50 (error) and 60 (fatal). */
 const errorLines = (output: string) => output.split('\n').filter((l) => /"level":[56]0\b/.test(l));
 
@@ -79,6 +85,15 @@ describe('npm start', () => {
     expect(first.seconds).toBeLessThan(30);
     expect(first.output()).toContain(`Perimeter listening on http://127.0.0.1:${port}`);
     expect(existsSync(path.join(dataDir, 'secrets.json'))).toBe(true);
+    // It runs the compiled build (scripts/build.mjs), not TypeScript through tsx.
+    const commandLine = productCommandLine(first.child);
+    expect(commandLine.slice(1)).toEqual([path.join(ROOT, 'apps/server/dist/main.mjs')]);
+    expect(commandLine.join(' ')).not.toContain('tsx');
+    expect(existsSync(path.join(ROOT, 'apps/server/dist/build.json'))).toBe(true);
+    // The build still finds what it reads beside its sources: the migrations (it started) and the web app.
+    const page = await fetch(`http://127.0.0.1:${port}/`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('<div id="root">');
     // An empty CVE database is said at start-up, with how to fix it.
     expect(first.output()).toContain(
       'The CVE database is empty: scans find no CVE matches until it is loaded',

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// Runs the TypeScript CLI through tsx (installed at the repository root).
-import { register } from 'tsx/esm/api';
+// Runs the built CLI (packages/engine/dist, scripts/build.mjs), building it first when it is missing
+// or older than its sources.
+import { ensureBuilt } from '../../../scripts/build.mjs';
 
-register();
-const { main } = await import('../src/cli/perimeter-scan.ts');
+const dist = await ensureBuilt('engine');
+const { main } = await import(`${dist}/perimeter-scan.mjs`);
 process.exitCode = await main(process.argv.slice(2));

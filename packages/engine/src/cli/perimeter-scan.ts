@@ -1,9 +1,9 @@
-import { randomBytes } from 'node:crypto';
+// Start-up stays small (`--help` loads nothing but this file): the pipeline, and the finding-family
+// stages (templates, CVE, leaks) only when a scan runs them, are imported on demand.
 import { parseArgs } from 'node:util';
-import { createFindingStages } from '../findings/finding-stages.js';
-import { LocalLeakIndex } from '../leaks/local-leak-index.js';
+import type { LocalLeakIndex } from '../leaks/local-leak-index.js';
 import type { Asset, ScanEvent, ScanSummary } from '../pipeline/events.js';
-import { partialText, scan } from '../pipeline/scan.js';
+import type { partialText as PartialText } from '../pipeline/scan.js';
 import type { ScanConfig } from '../pipeline/scan-config.js';
 
 const USAGE = `usage: perimeter-scan <target...> [options]
@@ -103,6 +103,7 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return v.help ? 0 : 2;
   }
+  const { scan, partialText } = await import('../pipeline/scan.js');
   const config: ScanConfig = {
     dns: v['dns-server'] ? { servers: v['dns-server'] } : {},
     scope: { allowPrivate: v['allow-private'] ?? false, ...(v.allow ? { allow: v.allow } : {}) },
@@ -116,7 +117,7 @@ export async function main(argv: string[]): Promise<number> {
     ...(v['resources-only']
       ? { classes: ['class_resources'] }
       : {
-          extraStages: createFindingStages({
+          extraStages: (await import('../findings/finding-stages.js')).createFindingStages({
             templates: { dirs: v.templates ?? [] },
             vulndb: { feedFiles: v['cve-feed'] ?? [] },
             leaks: { sources: v.leaks ? [await loadLeakIndex(v.leaks)] : [] },
@@ -140,8 +141,9 @@ export async function main(argv: string[]): Promise<number> {
       if (event.type === 'asset') assets.push(event.asset);
       if (event.type === 'summary') {
         partial = event.summary.partial;
-        if (!v.json) printTable(assets, event);
-        if (partial) process.stderr.write(`PARTIAL: ${partialLines(event.summary).join('; ')}\n`);
+        if (!v.json) printTable(assets, event, partialText);
+        if (partial)
+          process.stderr.write(`PARTIAL: ${partialLines(event.summary, partialText).join('; ')}\n`);
       }
     }
   } catch (e) {
@@ -153,12 +155,16 @@ export async function main(argv: string[]): Promise<number> {
   return ac.signal.aborted ? 130 : partial ? 3 : 0;
 }
 
-function partialLines(s: ScanSummary): string[] {
+function partialLines(s: ScanSummary, partialText: typeof PartialText): string[] {
   return s.stages.filter((st) => st.partial).map((st) => `${st.name}: ${partialText(st)}`);
 }
 
 /** The leak corpus is imported into an index encrypted with a key that lives only in this process. */
 async function loadLeakIndex(file: string): Promise<LocalLeakIndex> {
+  const [{ randomBytes }, { LocalLeakIndex }] = await Promise.all([
+    import('node:crypto'),
+    import('../leaks/local-leak-index.js'),
+  ]);
   const index = new LocalLeakIndex(randomBytes(32));
   await index.importFile(file);
   return index;
@@ -175,7 +181,11 @@ function printProgress(e: ScanEvent, isTty: boolean): void {
   }
 }
 
-function printTable(assets: Asset[], summary: Extract<ScanEvent, { type: 'summary' }>): void {
+function printTable(
+  assets: Asset[],
+  summary: Extract<ScanEvent, { type: 'summary' }>,
+  partialText: typeof PartialText,
+): void {
   const out: string[] = [];
   const kinds: Asset['kind'][] = ['subdomain', 'ip', 'service', 'url', 'technology', 'email'];
   for (const kind of kinds) {
