@@ -145,10 +145,11 @@ function writeAtomically(file, contents) {
 /** Builds one target now. Concurrent builds are safe: each file is replaced whole, chunks before entries. */
 export async function build(name) {
   const target = TARGETS[name];
-  const { build: esbuild } = await import('esbuild');
+  const { build: esbuild, stop } = await import('esbuild');
   const outdir = path.join(root, target.outdir);
   const entries = target.entries();
   const startedAt = Date.now();
+  // esbuild's service process is stopped after the build: `npm start` must not keep it for life.
   const result = await esbuild({
     absWorkingDir: root,
     entryPoints: entries,
@@ -170,7 +171,7 @@ export async function build(name) {
       js: "import { fileURLToPath as __perimeterFileURLToPath } from 'node:url'; import { dirname as __perimeterDirname } from 'node:path';",
     },
     plugins: [externalPackagesPlugin(outdir), sourceLocationPlugin(outdir)],
-  });
+  }).finally(() => stop());
   await mkdir(outdir, { recursive: true });
   const entryOutputs = new Set(entries.map((e) => path.join(outdir, outName(e))));
   const files = [...result.outputFiles].sort(

@@ -61,8 +61,11 @@ async function stop(child: ChildProcess, how: 'SIGTERM' | 'ctrl-c' = 'SIGTERM') 
 
 /** The command line of the product process `scripts/start.mjs` started (Linux's /proc). */
 function productCommandLine(start: ChildProcess): string[] {
-  const [pid] = readFileSync(`/proc/${start.pid}/task/${start.pid}/children`, 'utf8').trim().split(/\s+/);
-  return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+  const pids = readFileSync(`/proc/${start.pid}/task/${start.pid}/children`, 'utf8').trim().split(/\s+/);
+  const lines = pids.map((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean));
+  // One child only: the build's helper processes (esbuild's service) are gone once it is built.
+  expect(lines).toHaveLength(1);
+  return lines[0] ?? [];
 }
 
 /** pino levels 50 (error) and 60 (fatal). */
