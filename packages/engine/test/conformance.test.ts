@@ -43,10 +43,7 @@ const ZONE = 'conformance.test';
  * Template-language gaps are listed as `language: <feature>` (before issue 12's language work
  * reached main, four were: xpath concat(), date_time, jq `.a,.b`, jq capture() with flags).
  */
-const EXCEPTIONS: Record<string, string> = {
-  'switch-protocol':
-    'http client: undici cannot hand back a 101 Switching Protocols answer to a request that did not ask to upgrade (it fails the request); nuclei reads it as the response',
-};
+const EXCEPTIONS: Record<string, string> = {};
 
 const corpusDir = sharedDataset('nuclei-templates-corpus');
 

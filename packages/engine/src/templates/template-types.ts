@@ -75,6 +75,10 @@ export interface CompiledHttpRequest extends RequestCommon {
   cookieReuse: boolean;
   reqCondition: boolean;
   maxSize?: number;
+  /** `unsafe: true`: raw requests sent byte for byte over a socket (see http-unsafe.ts). */
+  unsafe: boolean;
+  /** `read-all`: with `unsafe`, read until the server closes the connection. */
+  readAll: boolean;
 }
 
 export interface CompiledDnsRequest extends RequestCommon {

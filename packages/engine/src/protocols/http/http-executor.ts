@@ -25,6 +25,29 @@ export class UnresolvedVariableError extends Error {
   }
 }
 
+/** A request to a host the scan does not cover, refused before any traffic (even a DNS lookup). */
+export class OutOfScopeError extends InvalidRequestError {
+  constructor(url: string) {
+    super(`out of scope: ${url}`);
+    this.name = 'OutOfScopeError';
+  }
+}
+
+/**
+ * Whether a request may go to `url`: the scan's scope policy when it has one, else only the
+ * input's own host name (any port), as nuclei scopes a template to its input — unless the
+ * run allows other hosts.
+ */
+export function isRequestAllowed(
+  url: string,
+  targetHost: string,
+  ctx: RunContext,
+): boolean | Promise<boolean> {
+  if (ctx.isUrlAllowed) return ctx.isUrlAllowed(url);
+  if (ctx.allowOtherHosts) return true;
+  return splitRawUrl(url).hostname.toLowerCase() === targetHost.toLowerCase();
+}
+
 const EVIDENCE_BYTES = 4096;
 const DEFAULT_UA = 'Mozilla/5.0 (compatible; perimeter-scan/0.1)';
 
@@ -226,7 +249,7 @@ export function httpEventValues(
  * One http response for the runner. Evidence (request text, masked and truncated response,
  * curl) is built by a method, only for a response that becomes a finding.
  */
-class HttpProtocolResponse implements ProtocolResponse {
+export class HttpProtocolResponse implements ProtocolResponse {
   constructor(
     readonly event: ProtocolResponse['event'],
     readonly matchedAt: string,
@@ -235,13 +258,15 @@ class HttpProtocolResponse implements ProtocolResponse {
     private readonly first: HttpRequestInit,
     private readonly res: HttpResponseData,
     private readonly body: string,
+    /** The bytes sent, when sent as written (`unsafe: true`). */
+    private readonly sentText?: string,
   ) {}
 
   evidence(): { request: string; response: string; curl: string } {
     const first = this.first;
     const raw = `${headerBlock(this.res)}\r\n${this.body}`;
     return {
-      request: maskSecrets(rawRequestText(first)),
+      request: maskSecrets(this.sentText ?? rawRequestText(first)),
       response: maskSecrets(truncate(raw, EVIDENCE_BYTES)),
       curl: maskSecrets(toCurl(first.method, first.url, first.headers, first.body)),
     };
@@ -250,12 +275,44 @@ class HttpProtocolResponse implements ProtocolResponse {
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
+/**
+ * One exchange with an endpoint under the politeness rules: the host's error budget, the
+ * rate limit and the host's concurrency slots; a failure counts against the host unless
+ * nothing was sent.
+ */
+export async function sendPolitely(
+  ctx: RunContext,
+  endpoint: string,
+  send: () => Promise<HttpResponseData>,
+): Promise<HttpResponseData> {
+  if (ctx.hosts.isBlocked(endpoint)) throw new HostSkippedError(endpoint);
+  // Fast paths without an await when no rate is set and the host has a free slot.
+  if (ctx.rate.isLimited) await ctx.rate.acquire(ctx.signal);
+  const release = ctx.hosts.tryAcquire(endpoint) ?? (await ctx.hosts.acquire(endpoint));
+  // The host may have run out of its error budget while this request waited for a slot.
+  if (ctx.hosts.isBlocked(endpoint)) {
+    release();
+    throw new HostSkippedError(endpoint);
+  }
+  try {
+    return await send();
+  } catch (err) {
+    // A request refused before any traffic says nothing about the host.
+    if (!ctx.signal.aborted && !(err instanceof InvalidRequestError))
+      ctx.hosts.recordError(endpoint, (err as Error).message);
+    throw err;
+  } finally {
+    release();
+  }
+}
+
 /** Sends one request, following redirects as the template allows; returns the final response. */
 export async function executeHttpRequest(
   req: CompiledHttpRequest,
   spec: PathHttpSpec | RawHttpSpec,
   vars: Variables,
   ctx: RunContext,
+  targetHost: string,
   cookies?: Map<string, string>,
   wanted?: HttpPartsWanted,
 ): Promise<ProtocolResponse> {
@@ -273,28 +330,16 @@ export async function executeHttpRequest(
       };
     }
     const endpoint = init === first ? originHost : splitRawUrl(init.url).host;
-    if (ctx.isUrlAllowed && !(await ctx.isUrlAllowed(init.url))) throw new Error(`out of scope: ${init.url}`);
-    if (ctx.hosts.isBlocked(endpoint)) throw new HostSkippedError(endpoint);
-    // Fast paths without an await when no rate is set and the host has a free slot.
-    if (ctx.rate.isLimited) await ctx.rate.acquire(ctx.signal);
-    const release = ctx.hosts.tryAcquire(endpoint) ?? (await ctx.hosts.acquire(endpoint));
-    // The host may have run out of its error budget while this request waited for a slot.
-    if (ctx.hosts.isBlocked(endpoint)) {
-      release();
-      throw new HostSkippedError(endpoint);
+    const allowed = isRequestAllowed(init.url, targetHost, ctx);
+    if (!(typeof allowed === 'boolean' ? allowed : await allowed)) {
+      // A redirect out of scope ends the chain at the redirect itself.
+      if (res) break;
+      throw new OutOfScopeError(init.url);
     }
-    try {
-      const maxSize =
-        req.maxSize !== undefined ? Math.min(req.maxSize, ctx.maxResponseBytes) : ctx.maxResponseBytes;
-      res = await ctx.http.send(init, ctx.signal, maxSize);
-    } catch (err) {
-      // A request refused before any traffic says nothing about the host.
-      if (!ctx.signal.aborted && !(err instanceof InvalidRequestError))
-        ctx.hosts.recordError(endpoint, (err as Error).message);
-      throw err;
-    } finally {
-      release();
-    }
+    const maxSize =
+      req.maxSize !== undefined ? Math.min(req.maxSize, ctx.maxResponseBytes) : ctx.maxResponseBytes;
+    const sending = init;
+    res = await sendPolitely(ctx, endpoint, () => ctx.http.send(sending, ctx.signal, maxSize));
     if (cookies) {
       for (const [k, v] of res.headers) {
         if (k !== 'Set-Cookie') continue;
