@@ -156,16 +156,24 @@ function toInfo(doc: InfoDoc): TemplateInfo {
   };
 }
 
+const MATCHER_WAIT_FOR = /\bwait_?for\s*\(\s*(\d+(?:\.\d+)?)\s*\)/gi;
+
 function compileOperators(
   field: string,
   matchers: MatcherDoc[] | undefined,
   condition: 'and' | 'or' | undefined,
   extractors: ExtractorDoc[] | undefined,
 ): CompiledOperators {
+  let waitMs = 0;
+  for (const m of matchers ?? [])
+    if (m.type === 'dsl')
+      for (const expr of m.dsl ?? [])
+        for (const w of expr.matchAll(MATCHER_WAIT_FOR)) waitMs += Number(w[1]) * 1000;
   try {
     return {
       matchers: (matchers ?? []).map((m, i) => compileMatcher(m as MatcherDef, `${field}.matchers[${i}]`)),
       condition: condition ?? 'or',
+      ...(waitMs > 0 ? { waitMs: Math.min(waitMs, MAX_WAIT_MS) } : {}),
       extractors: (extractors ?? []).map((e, i) =>
         compileExtractor(
           {

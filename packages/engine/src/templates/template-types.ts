@@ -20,6 +20,8 @@ export interface CompiledOperators {
   matchers: CompiledMatcher[];
   condition: 'and' | 'or';
   extractors: CompiledExtractor[];
+  /** `wait_for(n)` in a DSL matcher: nuclei sleeps there before deciding; so do we (not blocking). */
+  waitMs?: number;
 }
 
 export type AttackType = 'batteringram' | 'pitchfork' | 'clusterbomb';
