@@ -273,7 +273,7 @@ export class HttpProtocolResponse implements ProtocolResponse {
   }
 }
 
-const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+export const REDIRECTS: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
 
 /**
  * One exchange with an endpoint under the politeness rules: the host's error budget, the

@@ -113,6 +113,25 @@ describe('unsafe raw requests', () => {
     expect(findings.map((f) => f.templateId).sort()).toEqual(['first-only', 'read-all']);
   });
 
+  it('follows a redirect with an ordinary request when the template asks for redirects', async () => {
+    const host = '127.0.20.11';
+    const server = await rawServer(host, (received, _n, socket) => {
+      const text = received.toString('latin1');
+      if (!/\n\r?\n/.test(text)) return;
+      if (text.startsWith('GET /next ')) socket.end('HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nlanded');
+      else socket.end('HTTP/1.1 302 Found\r\nLocation: /next\r\nContent-Length: 0\r\n\r\n');
+    });
+    const template = compileOrThrow(
+      tpl(
+        'unsafe-redirect',
+        `http:\n  - raw:\n      - |+\n        GET /start HTTP/1.1\n        Host: {{Hostname}}\n\n    unsafe: true\n    redirects: true\n    matchers:\n      - type: word\n        words: ["landed"]\n`,
+      ),
+    );
+    const { findings } = await scanAll([template], [`http://${host}:${server.port}`]);
+    expect(findings.map((f) => f.templateId)).toEqual(['unsafe-redirect']);
+    expect(server.received.map((b) => b.toString('latin1').split(' ')[1])).toEqual(['/start', '/next']);
+  });
+
   it('settles within the time limit when the server accepts and never answers', async () => {
     const host = '127.0.20.3';
     const server = await rawServer(host, () => {});

@@ -8,6 +8,7 @@ import {
   httpEventValues,
   isRequestAllowed,
   OutOfScopeError,
+  REDIRECTS,
   sendPolitely,
   UnresolvedVariableError,
 } from './http-executor.js';
@@ -58,7 +59,11 @@ function annotatedRoot(root: string, annotated: string): string {
   return `${splitRawUrl(root).scheme}://${value}`;
 }
 
-/** Sends one `unsafe: true` raw request over a plain or TLS socket; one response, no redirects. */
+/**
+ * Sends one `unsafe: true` raw request over a plain or TLS socket. With `redirects`, a
+ * redirect is followed as nuclei does: an ordinary request to the new URL (same method and
+ * headers; the raw bytes no longer apply), within the scope rules.
+ */
 export async function executeUnsafeHttpRequest(
   req: CompiledHttpRequest,
   spec: RawHttpSpec,
@@ -95,16 +100,35 @@ export async function executeUnsafeHttpRequest(
   const res = await sendPolitely(ctx, u.host, () =>
     ctx.http.sendRaw(init, Buffer.from(text, 'utf8'), { readAll: req.readAll, signal: ctx.signal, maxBytes }),
   );
-  const values = httpEventValues(init, res, vars, wanted);
+  let final = res;
+  let at = init;
+  for (let hop = 0; req.redirects && REDIRECTS.has(final.status) && hop < req.maxRedirects; hop++) {
+    const location = final.headers.find(([k]) => k === 'Location')?.[1];
+    if (!location) break;
+    const next = new URL(location, at.url).toString();
+    if (req.hostRedirects && splitRawUrl(next).host !== u.host) break;
+    const ok = isRequestAllowed(next, targetHost, ctx);
+    if (!(typeof ok === 'boolean' ? ok : await ok)) break;
+    const headers: Record<string, string> = {};
+    for (const k in at.headers)
+      if (!/^(host|content-length|transfer-encoding)$/i.test(k)) headers[k] = at.headers[k] as string;
+    const { body: _body, ...rest } = at;
+    const hopInit: HttpRequestInit = { ...rest, url: next, headers };
+    final = await sendPolitely(ctx, splitRawUrl(next).host, () =>
+      ctx.http.send(hopInit, ctx.signal, maxBytes),
+    );
+    at = hopInit;
+  }
+  const values = httpEventValues(at, final, vars, wanted);
   if (!wanted || wanted.request) values.request = text;
   const q = u.path.indexOf('?');
   return new HttpProtocolResponse(
-    { values, bytes: { body: res.body }, defaultPart: 'body' },
-    url,
+    { values, bytes: { body: final.body }, defaultPart: 'body' },
+    at.url,
     u.endpoint,
     q < 0 ? u.path : u.path.slice(0, q),
     init,
-    res,
+    final,
     values.body as string,
     text,
   );
