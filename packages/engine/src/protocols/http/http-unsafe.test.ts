@@ -132,6 +132,26 @@ describe('unsafe raw requests', () => {
     expect(server.received.map((b) => b.toString('latin1').split(' ')[1])).toEqual(['/start', '/next']);
   });
 
+  it('decodes a chunked answer and ends at its last chunk (the connection stays open)', async () => {
+    const host = '127.0.20.12';
+    const server = await rawServer(host, (received, _n, socket) => {
+      if (/\n\r?\n/.test(received.toString('latin1')))
+        socket.write(
+          'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n',
+        );
+    });
+    const template = compileOrThrow(
+      tpl(
+        'chunked',
+        `http:\n  - raw:\n      - |+\n        GET / HTTP/1.1\n        Host: {{Hostname}}\n\n    unsafe: true\n    matchers:\n      - type: dsl\n        dsl: ['body == "hello world"']\n`,
+      ),
+    );
+    const started = performance.now();
+    const { findings } = await scanAll([template], [`http://${host}:${server.port}`], { timeoutMs: 5000 });
+    expect(findings.map((f) => f.templateId)).toEqual(['chunked']);
+    expect(performance.now() - started).toBeLessThan(4000);
+  });
+
   it('settles within the time limit when the server accepts and never answers', async () => {
     const host = '127.0.20.3';
     const server = await rawServer(host, () => {});

@@ -106,18 +106,25 @@ function completeBody(head: Head, data: Buffer, options: RawExchangeOptions): Bu
   return undefined;
 }
 
-/** A chunked body decoded, or `undefined` until its last chunk has come. */
-function dechunk(data: Buffer): Buffer | undefined {
+/**
+ * A chunked body decoded, or `undefined` until its last chunk has come; with `partial`, what
+ * the chunks hold so far (the connection closed or the time ran out). A malformed size line
+ * ends the body where it is.
+ */
+function dechunk(data: Buffer, partial = false): Buffer | undefined {
   const parts: Buffer[] = [];
   let at = 0;
   for (;;) {
     const eol = data.indexOf('\n', at);
-    if (eol < 0) return undefined;
+    if (eol < 0) return partial ? Buffer.concat(parts) : undefined;
     const size = Number.parseInt(data.toString('latin1', at, eol).split(';')[0]?.trim() ?? '', 16);
-    if (!Number.isFinite(size)) return Buffer.concat(parts);
-    if (size === 0) return Buffer.concat(parts);
+    if (!Number.isFinite(size) || size === 0) return Buffer.concat(parts);
     const start = eol + 1;
-    if (data.length < start + size) return undefined;
+    if (data.length < start + size) {
+      if (!partial) return undefined;
+      parts.push(data.subarray(start));
+      return Buffer.concat(parts);
+    }
     parts.push(data.subarray(start, start + size));
     at = start + size;
     if (data[at] === 0x0d) at++;
@@ -129,24 +136,8 @@ function dechunk(data: Buffer): Buffer | undefined {
 function partialBody(head: Head, data: Buffer, options: RawExchangeOptions): Buffer {
   const rest = data.subarray(head.bodyStart);
   if (!options.readAll && /chunked/i.test(headerValue(head.headers, 'transfer-encoding') ?? ''))
-    return dechunkLenient(rest);
+    return dechunk(rest, true) as Buffer;
   return rest;
-}
-
-function dechunkLenient(data: Buffer): Buffer {
-  const parts: Buffer[] = [];
-  let at = 0;
-  for (;;) {
-    const eol = data.indexOf('\n', at);
-    if (eol < 0) break;
-    const size = Number.parseInt(data.toString('latin1', at, eol).split(';')[0]?.trim() ?? '', 16);
-    if (!Number.isFinite(size) || size === 0) break;
-    parts.push(data.subarray(eol + 1, Math.min(data.length, eol + 1 + size)));
-    at = eol + 1 + size;
-    if (data[at] === 0x0d) at++;
-    if (data[at] === 0x0a) at++;
-  }
-  return Buffer.concat(parts);
 }
 
 /**
@@ -172,9 +163,7 @@ export function rawHttpExchange(
           ...(target.servername && !net.isIP(target.servername) ? { servername: target.servername } : {}),
         })
       : net.connect({ host: target.host, port: target.port });
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let data = Buffer.alloc(0);
+    let data: Buffer = Buffer.alloc(0);
     let head: Head | undefined;
     let truncated = false;
     let settled = false;
@@ -196,15 +185,14 @@ export function rawHttpExchange(
     /** The connection closed or the time is up: hand back what makes a response. */
     function finish(): void {
       if (settled) return;
-      data = Buffer.concat(chunks, size);
       head ??= parseHead(data);
       if (!head) {
         cleanup();
         reject(
           new RawExchangeError(
-            size === 0
+            data.length === 0
               ? `no response within ${options.timeoutMs} ms`
-              : `not an HTTP response (${size} bytes within ${options.timeoutMs} ms)`,
+              : `not an HTTP response (${data.length} bytes within ${options.timeoutMs} ms)`,
           ),
         );
         return;
@@ -219,26 +207,21 @@ export function rawHttpExchange(
     socket.on(target.tls ? 'secureConnect' : 'connect', () => socket.write(request));
     socket.on('data', (chunk: Buffer) => {
       if (settled) return;
-      const room = options.maxBytes - size;
+      const room = options.maxBytes - data.length;
       if (chunk.length > room) {
-        chunks.push(chunk.subarray(0, Math.max(0, room)));
-        size += Math.max(0, room);
+        data = Buffer.concat([data, chunk.subarray(0, Math.max(0, room))]);
         truncated = true;
         finish();
         return;
       }
-      chunks.push(chunk);
-      size += chunk.length;
-      data = Buffer.concat(chunks, size);
-      chunks.length = 0;
-      chunks.push(data);
+      data = data.length === 0 ? chunk : Buffer.concat([data, chunk]);
       head ??= parseHead(data);
       if (!head) return;
       const body = completeBody(head, data, options);
       if (body) settle(head, body);
     });
     socket.on('error', (err) => {
-      if (size > 0) finish();
+      if (data.length > 0) finish();
       else fail(err);
     });
     socket.on('close', () => finish());
