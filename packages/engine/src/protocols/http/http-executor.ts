@@ -276,17 +276,17 @@ export class HttpProtocolResponse implements ProtocolResponse {
 export const REDIRECTS: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
 
 /**
- * One exchange with an endpoint under the politeness rules: the host's error budget, the
- * rate limit and the host's concurrency slots; a failure counts against the host unless
- * nothing was sent.
+ * A slot for one exchange with an endpoint under the politeness rules (the host's error
+ * budget, the rate limit, the host's concurrency): its release function, at once when no
+ * rate is set and the host has a free slot (no await on the hot path), else a promise.
  */
-export async function sendPolitely(
-  ctx: RunContext,
-  endpoint: string,
-  send: () => Promise<HttpResponseData>,
-): Promise<HttpResponseData> {
+export function enterHost(ctx: RunContext, endpoint: string): (() => void) | Promise<() => void> {
   if (ctx.hosts.isBlocked(endpoint)) throw new HostSkippedError(endpoint);
-  // Fast paths without an await when no rate is set and the host has a free slot.
+  const release = ctx.rate.isLimited ? undefined : ctx.hosts.tryAcquire(endpoint);
+  return release ?? enterHostSlowly(ctx, endpoint);
+}
+
+async function enterHostSlowly(ctx: RunContext, endpoint: string): Promise<() => void> {
   if (ctx.rate.isLimited) await ctx.rate.acquire(ctx.signal);
   const release = ctx.hosts.tryAcquire(endpoint) ?? (await ctx.hosts.acquire(endpoint));
   // The host may have run out of its error budget while this request waited for a slot.
@@ -294,16 +294,13 @@ export async function sendPolitely(
     release();
     throw new HostSkippedError(endpoint);
   }
-  try {
-    return await send();
-  } catch (err) {
-    // A request refused before any traffic says nothing about the host.
-    if (!ctx.signal.aborted && !(err instanceof InvalidRequestError))
-      ctx.hosts.recordError(endpoint, (err as Error).message);
-    throw err;
-  } finally {
-    release();
-  }
+  return release;
+}
+
+/** A failed exchange counts against the host, unless nothing was sent (or the scan stopped). */
+export function noteFailure(ctx: RunContext, endpoint: string, err: unknown): void {
+  if (!ctx.signal.aborted && !(err instanceof InvalidRequestError))
+    ctx.hosts.recordError(endpoint, (err as Error).message);
 }
 
 /** Sends one request, following redirects as the template allows; returns the final response. */
@@ -338,8 +335,16 @@ export async function executeHttpRequest(
     }
     const maxSize =
       req.maxSize !== undefined ? Math.min(req.maxSize, ctx.maxResponseBytes) : ctx.maxResponseBytes;
-    const sending = init;
-    res = await sendPolitely(ctx, endpoint, () => ctx.http.send(sending, ctx.signal, maxSize));
+    const entered = enterHost(ctx, endpoint);
+    const release = typeof entered === 'function' ? entered : await entered;
+    try {
+      res = await ctx.http.send(init, ctx.signal, maxSize);
+    } catch (err) {
+      noteFailure(ctx, endpoint, err);
+      throw err;
+    } finally {
+      release();
+    }
     if (cookies) {
       for (const [k, v] of res.headers) {
         if (k !== 'Set-Cookie') continue;

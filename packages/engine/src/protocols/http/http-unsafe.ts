@@ -2,14 +2,15 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { interpolate } from '../../operators/dsl/dsl-interpolate.js';
 import type { ProtocolResponse, RunContext, Variables } from '../../templates/run-types.js';
 import type { CompiledHttpRequest, HttpPartsWanted, RawHttpSpec } from '../../templates/template-types.js';
-import { type HttpRequestInit, splitRawUrl } from './http-client.js';
+import { type HttpRequestInit, type HttpResponseData, splitRawUrl } from './http-client.js';
 import {
+  enterHost,
   HttpProtocolResponse,
   httpEventValues,
   isRequestAllowed,
+  noteFailure,
   OutOfScopeError,
   REDIRECTS,
-  sendPolitely,
   UnresolvedVariableError,
 } from './http-executor.js';
 
@@ -50,6 +51,24 @@ function describeRequest(text: string, url: string): HttpRequestInit {
   }
   const body = sep ? text.slice(sep.index + sep[0].length) : '';
   return { method: method.toUpperCase(), url, headers, ...(body !== '' ? { body } : {}) };
+}
+
+/** One exchange under the politeness rules (see `enterHost`). */
+async function politely(
+  ctx: RunContext,
+  endpoint: string,
+  send: () => Promise<HttpResponseData>,
+): Promise<HttpResponseData> {
+  const entered = enterHost(ctx, endpoint);
+  const release = typeof entered === 'function' ? entered : await entered;
+  try {
+    return await send();
+  } catch (err) {
+    noteFailure(ctx, endpoint, err);
+    throw err;
+  } finally {
+    release();
+  }
 }
 
 /** `@Host:` — scheme://host:port, or host:port on the input's scheme. */
@@ -97,7 +116,7 @@ export async function executeUnsafeHttpRequest(
   const u = splitRawUrl(url);
   const maxBytes =
     req.maxSize !== undefined ? Math.min(req.maxSize, ctx.maxResponseBytes) : ctx.maxResponseBytes;
-  const res = await sendPolitely(ctx, u.host, () =>
+  const res = await politely(ctx, u.host, () =>
     ctx.http.sendRaw(init, Buffer.from(text, 'utf8'), { readAll: req.readAll, signal: ctx.signal, maxBytes }),
   );
   let final = res;
@@ -114,9 +133,7 @@ export async function executeUnsafeHttpRequest(
       if (!/^(host|content-length|transfer-encoding)$/i.test(k)) headers[k] = at.headers[k] as string;
     const { body: _body, ...rest } = at;
     const hopInit: HttpRequestInit = { ...rest, url: next, headers };
-    final = await sendPolitely(ctx, splitRawUrl(next).host, () =>
-      ctx.http.send(hopInit, ctx.signal, maxBytes),
-    );
+    final = await politely(ctx, splitRawUrl(next).host, () => ctx.http.send(hopInit, ctx.signal, maxBytes));
     at = hopInit;
   }
   const values = httpEventValues(at, final, vars, wanted);
