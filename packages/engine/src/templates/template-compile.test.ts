@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { datasetPath } from '../findings/test-datasets.js';
 import { compileTemplateSource } from './template-compile.js';
 import { loadTemplates, validateTemplates } from './template-loader.js';
-import { tpl } from './test-helpers.js';
+import { tpl } from './test-helpers.ts';
 
 const GOOD = `id: sample-template
 

@@ -1,7 +1,7 @@
 import { lookup as dnsLookup } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import { Agent, type Dispatcher } from 'undici';
-import { type RawHttpResponse, rawHttpExchange } from './raw-http-client.js';
+import { type RawHttpResponse, rawHttpExchange } from './raw-http-client.ts';
 
 export interface RawUrl {
   scheme: 'http' | 'https';

@@ -4,7 +4,7 @@ import type { ProtocolExecutor, TemplateRunState } from '../../templates/templat
 import type { CompiledHttpRequest, CompiledRequest } from '../../templates/template-types.js';
 import { InvalidRequestError } from './http-client.js';
 import { executeHttpRequest, UnresolvedVariableError } from './http-executor.js';
-import { executeUnsafeHttpRequest } from './http-unsafe.js';
+import { executeUnsafeHttpRequest } from './http-unsafe.ts';
 
 const DONE: IteratorReturnResult<undefined> = Object.freeze({ value: undefined, done: true });
 

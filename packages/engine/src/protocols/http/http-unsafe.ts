@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { interpolate } from '../../operators/dsl/dsl-interpolate.js';
-import type { ProtocolResponse, RunContext, Variables } from '../../templates/run-types.js';
-import type { CompiledHttpRequest, HttpPartsWanted, RawHttpSpec } from '../../templates/template-types.js';
-import { type HttpRequestInit, type HttpResponseData, splitRawUrl } from './http-client.js';
+import { interpolate } from '../../operators/dsl/dsl-interpolate.ts';
+import type { ProtocolResponse, RunContext, Variables } from '../../templates/run-types.ts';
+import type { CompiledHttpRequest, HttpPartsWanted, RawHttpSpec } from '../../templates/template-types.ts';
+import { type HttpRequestInit, type HttpResponseData, splitRawUrl } from './http-client.ts';
 import {
   enterHost,
   HttpProtocolResponse,
@@ -12,7 +12,7 @@ import {
   OutOfScopeError,
   REDIRECTS,
   UnresolvedVariableError,
-} from './http-executor.js';
+} from './http-executor.ts';
 
 /**
  * The bytes of an `unsafe: true` raw request as nuclei sends them with rawhttp: the text as
