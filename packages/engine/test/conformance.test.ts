@@ -141,7 +141,9 @@ describe.skipIf(!corpusDir)('conformance with nuclei on the community corpus', (
       responses.set(`t${i}-pos`, c.positive);
       if (c.near) responses.set(`t${i}-near`, c.near);
     });
-    server = http.createServer((req, res) => {
+    // Lenient parsing: `unsafe: true` templates send their raw bytes as written (bare LF line
+    // ends, odd request lines) and nuclei reads whatever such a server answers.
+    server = http.createServer({ insecureHTTPParser: true }, (req, res) => {
       req.resume();
       const label = (req.headers.host ?? '').split('.')[0] ?? '';
       const r = responses.get(label) ?? CONTROL_RESPONSE;
@@ -176,6 +178,10 @@ describe.skipIf(!corpusDir)('conformance with nuclei on the community corpus', (
         .sort((a, b) => b[1] - a[1])
         .map(([r, n]) => `${r} ${n}`)
         .join('; ')}`,
+    );
+    const unsafe = cases.filter((c) => c.template?.requests.some((r) => r.protocol === 'http' && r.unsafe));
+    console.log(
+      `conformance: ${unsafe.length} of them send raw bytes as written (unsafe: true): ${unsafe.map((c) => c.id).join(', ')}`,
     );
     expect(cases.length).toBeGreaterThanOrEqual(1000);
     const url = (label: string) => `http://${label}.${ZONE}:${port}`;
