@@ -68,16 +68,7 @@ export function readSpec(doc: Record<string, unknown>): Outcome<MatcherSpec> {
     if (doc[other] !== undefined) return { skip: `uses ${other}` };
   if (doc.variables !== undefined) return { skip: 'template variables' };
   const b = blocks[0] as Record<string, unknown>;
-  for (const key of [
-    'payloads',
-    'req-condition',
-    'race',
-    'pipeline',
-    'fuzzing',
-    'threads',
-    'max-size',
-    'unsafe',
-  ])
+  for (const key of ['payloads', 'req-condition', 'race', 'pipeline', 'fuzzing', 'threads', 'max-size'])
     if (b[key] !== undefined) return { skip: `uses ${key}` };
   if (b.redirects === true || b['host-redirects'] === true) return { skip: 'follows redirects' };
   const specs = [...((b.path as unknown[]) ?? []), ...((b.raw as unknown[]) ?? [])].map(String);

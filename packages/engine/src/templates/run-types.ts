@@ -33,8 +33,14 @@ export interface RunContext {
   timeoutMs: number;
   maxResponseBytes: number;
   dnsServers: DnsServer[];
-  /** Scope check before contacting a redirect target or any other new address. */
+  /**
+   * Scope check before contacting any address (a request, a redirect target). Without it a
+   * request goes only to its input's host name (a template's `@Host:` to a fixed outside
+   * host is refused) unless `allowOtherHosts` is set.
+   */
   isUrlAllowed?: (url: string) => boolean | Promise<boolean>;
+  /** Without `isUrlAllowed`: let requests go to hosts other than the input's. */
+  allowOtherHosts?: boolean;
   /** Address of a host name known from the scan's DNS answers. */
   resolve?: (hostname: string) => string | undefined;
   log: (level: 'info' | 'warn', message: string) => void;

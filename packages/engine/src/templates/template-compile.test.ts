@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { sharedDataset } from '../../test/helpers.js';
 import { compileTemplateSource } from './template-compile.js';
 import { loadTemplates, validateTemplates } from './template-loader.js';
+import { tpl } from './test-helpers.ts';
 
 const GOOD = `id: sample-template
 
@@ -95,9 +96,9 @@ describe('template parse and compile', () => {
     ['unknown matcher type', GOOD.replace('type: status', 'type: magic'), 'http.0.matchers.0.type', /./],
     [
       'placeholder calling a nuclei helper we lack',
-      GOOD.replace('{{BaseURL}}/x', '{{BaseURL}}/{{cookie_unsign(x)}}'),
+      GOOD.replace('{{BaseURL}}/x', "{{BaseURL}}/{{generate_java_gadget('dns', 'x', 'raw')}}"),
       'http[0].path[0]',
-      /nuclei helper 'cookie_unsign' is not supported/,
+      /nuclei helper 'generate_java_gadget' is not supported/,
     ],
     [
       'bad payload file',
@@ -133,12 +134,24 @@ describe('template parse and compile', () => {
     ['code', `${GOOD}code:\n  - engine: [sh]\n    source: id\n`, /code/],
     ['headless', `${GOOD}headless:\n  - steps: []\n`, /headless/],
     ['javascript', `${GOOD}javascript:\n  - code: x\n`, /javascript/],
-    ['unsafe', GOOD.replace('  - method: GET', '  - unsafe: true\n    method: GET'), /unsafe/],
   ];
   it.each(skipped)('recognises %s templates and skips them with a reason', (_name, source, reason) => {
     const r = compileTemplateSource(source, 'skip.yaml');
     expect(r.status).toBe('skipped');
     if (r.status === 'skipped') expect(r.reason).toMatch(reason);
+  });
+
+  it('compiles unsafe raw requests (sent byte for byte) and read-all', () => {
+    const r = compileTemplateSource(
+      tpl(
+        'unsafe',
+        'http:\n  - raw:\n      - |+\n        {{verb}} / HTTP/1.1\n        Host: {{Hostname}}\n\n    payloads:\n      verb: [GET]\n    unsafe: true\n    read-all: true\n    matchers:\n      - type: status\n        status: [200]\n',
+      ),
+      'unsafe.yaml',
+    );
+    expect(r.status).toBe('ok');
+    const req = r.status === 'ok' ? r.template.requests[0] : undefined;
+    expect(req?.protocol === 'http' && [req.unsafe, req.readAll]).toEqual([true, true]);
   });
 
   it('reads payload files relative to the templates directory and keeps hex inputs as written', async () => {

@@ -156,16 +156,24 @@ function toInfo(doc: InfoDoc): TemplateInfo {
   };
 }
 
+const MATCHER_WAIT_FOR = /\bwait_?for\s*\(\s*(\d+(?:\.\d+)?)\s*\)/gi;
+
 function compileOperators(
   field: string,
   matchers: MatcherDoc[] | undefined,
   condition: 'and' | 'or' | undefined,
   extractors: ExtractorDoc[] | undefined,
 ): CompiledOperators {
+  let waitMs = 0;
+  for (const m of matchers ?? [])
+    if (m.type === 'dsl')
+      for (const expr of m.dsl ?? [])
+        for (const w of expr.matchAll(MATCHER_WAIT_FOR)) waitMs += Number(w[1]) * 1000;
   try {
     return {
       matchers: (matchers ?? []).map((m, i) => compileMatcher(m as MatcherDef, `${field}.matchers[${i}]`)),
       condition: condition ?? 'or',
+      ...(waitMs > 0 ? { waitMs: Math.min(waitMs, MAX_WAIT_MS) } : {}),
       extractors: (extractors ?? []).map((e, i) =>
         compileExtractor(
           {
@@ -317,7 +325,8 @@ function parseRaw(text: string): RawHttpSpec {
   }
   const rest = lines.join('\n');
   const requestLine = rest.trimStart().split('\n')[0] ?? '';
-  if (!/^[A-Za-z]+\s+\S+/.test(requestLine.trim()))
+  // The method may be a placeholder (`{{verb}} http://… HTTP/1.1`), checked once filled in.
+  if (!/^([A-Za-z]+|\{\{[^{}]+\}\})\s+\S+/.test(requestLine.trim()))
     throw new TemplateCompileError('raw', `invalid request line '${requestLine.trim().slice(0, 60)}'`);
   try {
     return { kind: 'raw', text: rest.trimStart(), annotations, annotated: compileAnnotations(annotations) };
@@ -373,7 +382,6 @@ function findUnsupported(doc: Record<string, unknown>, source: string): string |
     string,
     unknown
   >[];
-  if (http.some((r) => r && r.unsafe === true)) return 'unsafe raw socket requests';
   for (const [key, reason] of Object.entries(UNSUPPORTED_HTTP_KEYS))
     if (http.some((r) => r && r[key] !== undefined && r[key] !== false)) return reason;
   for (const [name, reason] of Object.entries(SKIPPED_DSL_FUNCTIONS))
@@ -489,6 +497,8 @@ export function compileTemplateDoc(
       cookieReuse: r['cookie-reuse'] === true || r['disable-cookie'] !== true,
       reqCondition: r['req-condition'] === true,
       ...(r['max-size'] !== undefined ? { maxSize: r['max-size'] } : {}),
+      unsafe: r.unsafe === true && (r.raw ?? []).length > 0,
+      readAll: r['read-all'] === true,
       payloads,
       attack: attackOf(r.attack, payloads),
       operators: compileOperators(field, r.matchers, r['matchers-condition'], r.extractors),

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { findingFingerprint, hostNames, maskSecrets } from '../findings/evidence.js';
 import { SEVERITY_ORDERING, type TemplateFinding } from '../findings/types.js';
 import { interpolate } from '../operators/dsl/dsl-interpolate.js';
@@ -226,6 +227,7 @@ async function runBlock(
         if (lastExtracted.length > 0) allExtracted.push(...lastExtracted);
         last = { resp, vars };
         if (req.protocol === 'http' && req.reqCondition) continue;
+        if (req.operators.waitMs) await sleep(req.operators.waitMs, undefined, { signal: ctx.signal });
         if (evaluate(resp, event, lastExtracted)) {
           matchedAny = true;
           if (req.protocol === 'http' && req.stopAtFirstMatch) break outer;
@@ -237,6 +239,7 @@ async function runBlock(
     }
   }
   if (req.protocol === 'http' && req.reqCondition && last) {
+    if (req.operators.waitMs) await sleep(req.operators.waitMs, undefined, { signal: ctx.signal });
     const event = blockOperatorsEvent(last.resp, last.vars);
     matchedAny = evaluate(last.resp, event, [...new Set(allExtracted)]);
   }

@@ -21,6 +21,11 @@ export interface TemplateScanOptions {
   hostErrorBudget?: number;
   dnsServers?: DnsServer[];
   isUrlAllowed?: RunContext['isUrlAllowed'];
+  /**
+   * Without `isUrlAllowed`, requests go only to each input's own host name; this lets them
+   * go anywhere a template says (as nuclei does). Off by default.
+   */
+  allowOtherHosts?: boolean;
   resolve?: (hostname: string) => string | undefined;
   httpClient?: HttpClient;
   executors?: ExecutorRegistry;
@@ -118,6 +123,7 @@ export class TemplateScanner {
       maxResponseBytes,
       dnsServers: options.dnsServers ?? [],
       ...(options.isUrlAllowed ? { isUrlAllowed: options.isUrlAllowed } : {}),
+      ...(options.allowOtherHosts ? { allowOtherHosts: true } : {}),
       ...(options.resolve ? { resolve: options.resolve } : {}),
       log: options.log ?? (() => {}),
     };

@@ -171,6 +171,7 @@ export const ZHttpRequest = z
     'req-condition': z.boolean().optional(),
     'max-size': ZNumberish.optional(),
     unsafe: z.boolean().optional(),
+    'read-all': z.boolean().optional(),
     race: z.boolean().optional(),
     payloads: ZPayloads.optional(),
     attack: z

@@ -20,6 +20,8 @@ export interface CompiledOperators {
   matchers: CompiledMatcher[];
   condition: 'and' | 'or';
   extractors: CompiledExtractor[];
+  /** `wait_for(n)` in a DSL matcher: nuclei sleeps there before deciding; so do we (not blocking). */
+  waitMs?: number;
 }
 
 export type AttackType = 'batteringram' | 'pitchfork' | 'clusterbomb';
@@ -75,6 +77,10 @@ export interface CompiledHttpRequest extends RequestCommon {
   cookieReuse: boolean;
   reqCondition: boolean;
   maxSize?: number;
+  /** `unsafe: true`: raw requests sent byte for byte over a socket (see http-unsafe.ts). */
+  unsafe: boolean;
+  /** `read-all`: with `unsafe`, read until the server closes the connection. */
+  readAll: boolean;
 }
 
 export interface CompiledDnsRequest extends RequestCommon {

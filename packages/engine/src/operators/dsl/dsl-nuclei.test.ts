@@ -98,10 +98,11 @@ describe('nuclei helper functions (projectdiscovery/dsl semantics)', () => {
     expect(findDslFunction('randbase')).toBe(ALL_DSL_FUNCTIONS.rand_base);
   });
 
-  it('reports a nuclei helper we lack by name', () => {
-    expect(() => compileDsl('len(cookie_unsign(x)) > 0')).toThrow(
-      /nuclei helper 'cookie_unsign' is not supported/,
+  it('reports a nuclei helper we lack by name, and a name nuclei does not have as unknown', () => {
+    expect(() => compileDsl('len(generate_java_gadget("dns", "x", "raw")) > 0')).toThrow(
+      /nuclei helper 'generate_java_gadget' is not supported/,
     );
+    expect(() => compileDsl('len(cookie_unsign(x)) > 0')).toThrow(/unknown function 'cookie_unsign'/);
   });
 });
 

@@ -1,6 +1,7 @@
 import { lookup as dnsLookup } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import { Agent, type Dispatcher } from 'undici';
+import { type RawHttpResponse, rawHttpExchange } from './raw-http-client.ts';
 
 export interface RawUrl {
   scheme: 'http' | 'https';
@@ -366,12 +367,14 @@ export class HttpClient {
   readonly maxResponseBytes: number;
   /** Requests in flight, for the deadline and abort sweep (one timer per client). */
   private readonly inflight: GuardList;
+  private readonly resolve: ((hostname: string) => string | undefined) | undefined;
 
   constructor(options: HttpClientOptions = {}) {
     this.timeoutMs = options.timeoutMs ?? 10000;
     this.maxResponseBytes = options.maxResponseBytes ?? 1024 * 1024;
     // A scan's abort is seen within a sweep (≤ 250 ms); deadlines within a quarter of the limit.
     this.inflight = new GuardList(Math.max(10, Math.min(250, Math.floor(this.timeoutMs / 4))));
+    this.resolve = options.resolve;
     if (options.dispatcher) {
       this.dispatcher = options.dispatcher;
       this.owned = false;
@@ -469,7 +472,17 @@ export class HttpClient {
     }
     // undici takes a per-request server name (it reconnects when it changes); not in its types.
     if (init.servername) (options as { servername?: string }).servername = init.servername;
-    const res = await this.dispatcher.request(options);
+    let res: Dispatcher.ResponseData;
+    try {
+      res = await this.dispatcher.request(options);
+    } catch (err) {
+      // undici fails a request answered `101 Switching Protocols` that did not ask to
+      // upgrade ('bad upgrade', or one of its parser's assertions when the answer has no
+      // Upgrade header); nuclei reads that answer as the response: ask again over a socket.
+      if (!isRefusedUpgrade(err)) throw err;
+      const raw = await this.rawExchange(init, serializeRequest(init, prepared), guard, maxBytes);
+      return { ...raw, durationMs: performance.now() - started };
+    }
     // undici lowercases the names; nuclei's Go client shows them in canonical MIME form,
     // which is the same whatever case the server used (repeated headers stay in order).
     const h = res.headers;
@@ -519,13 +532,88 @@ export class HttpClient {
     };
   }
 
+  /**
+   * Sends `bytes` exactly as given to the URL's host and port (an `unsafe: true` raw
+   * request) and reads one response leniently; same time limit and abort as `send`.
+   */
+  async sendRaw(
+    init: HttpRequestInit,
+    bytes: Buffer,
+    options: { readAll?: boolean; signal?: AbortSignal; maxBytes?: number } = {},
+  ): Promise<HttpResponseData> {
+    const started = performance.now();
+    const timeoutMs = init.timeoutMs ?? this.timeoutMs;
+    const raw = await this.rawExchange(
+      init,
+      bytes,
+      { deadline: started + timeoutMs, signal: options.signal },
+      options.maxBytes ?? this.maxResponseBytes,
+      options.readAll,
+    );
+    return { ...raw, durationMs: performance.now() - started };
+  }
+
+  private async rawExchange(
+    init: HttpRequestInit,
+    bytes: Buffer,
+    limits: { deadline: number; signal: AbortSignal | undefined },
+    maxBytes: number,
+    readAll?: boolean,
+  ): Promise<Omit<HttpResponseData, 'durationMs'>> {
+    const u = splitRawUrl(init.url);
+    const res: RawHttpResponse = await rawHttpExchange(
+      {
+        tls: u.scheme === 'https',
+        host: this.resolve?.(u.hostname) ?? u.hostname,
+        port: u.port,
+        servername: init.servername ?? u.hostname,
+      },
+      bytes,
+      {
+        timeoutMs: Math.max(1, Math.round(limits.deadline - performance.now())),
+        maxBytes,
+        ...(readAll ? { readAll } : {}),
+        ...(init.method.toUpperCase() === 'HEAD' ? { isHead: true } : {}),
+        ...(limits.signal ? { signal: limits.signal } : {}),
+      },
+    );
+    return {
+      url: init.url,
+      status: res.status,
+      statusText: res.statusText || (STATUS_TEXT[res.status] ?? ''),
+      headers: res.headers.map(([k, v]) => [canonicalHeaderName(k), v]),
+      body: res.body,
+      truncated: res.truncated,
+    };
+  }
+
   async close(): Promise<void> {
     this.inflight.stop();
     if (this.owned) await this.dispatcher.close();
   }
 }
 
+function isRefusedUpgrade(err: unknown): boolean {
+  const code = (err as { code?: string }).code;
+  return (code === 'UND_ERR_SOCKET' && (err as Error).message === 'bad upgrade') || code === 'ERR_ASSERTION';
+}
+
+/** The request as undici would have written it (for a resend over a plain socket). */
+function serializeRequest(
+  init: HttpRequestInit,
+  prepared: { path: string; headers: Record<string, string> },
+): Buffer {
+  const names = Object.keys(prepared.headers);
+  const host = names.find((k) => k.toLowerCase() === 'host');
+  let head = `${init.method} ${prepared.path} HTTP/1.1\r\nHost: ${host ? prepared.headers[host] : splitRawUrl(init.url).host}\r\n`;
+  for (const k of names) if (k !== host) head += `${k}: ${prepared.headers[k]}\r\n`;
+  const body = Buffer.from(init.body ?? '', 'utf8');
+  if (body.length > 0) head += `Content-Length: ${body.length}\r\n`;
+  return Buffer.concat([Buffer.from(`${head}Connection: close\r\n\r\n`, 'latin1'), body]);
+}
+
 const STATUS_TEXT: Record<number, string> = {
+  101: 'Switching Protocols',
   200: 'OK',
   201: 'Created',
   204: 'No Content',

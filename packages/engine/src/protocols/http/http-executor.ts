@@ -25,6 +25,29 @@ export class UnresolvedVariableError extends Error {
   }
 }
 
+/** A request to a host the scan does not cover, refused before any traffic (even a DNS lookup). */
+export class OutOfScopeError extends InvalidRequestError {
+  constructor(url: string) {
+    super(`out of scope: ${url}`);
+    this.name = 'OutOfScopeError';
+  }
+}
+
+/**
+ * Whether a request may go to `url`: the scan's scope policy when it has one, else only the
+ * input's own host name (any port), as nuclei scopes a template to its input — unless the
+ * run allows other hosts.
+ */
+export function isRequestAllowed(
+  url: string,
+  targetHost: string,
+  ctx: RunContext,
+): boolean | Promise<boolean> {
+  if (ctx.isUrlAllowed) return ctx.isUrlAllowed(url);
+  if (ctx.allowOtherHosts) return true;
+  return splitRawUrl(url).hostname.toLowerCase() === targetHost.toLowerCase();
+}
+
 const EVIDENCE_BYTES = 4096;
 const DEFAULT_UA = 'Mozilla/5.0 (compatible; perimeter-scan/0.1)';
 
@@ -226,7 +249,7 @@ export function httpEventValues(
  * One http response for the runner. Evidence (request text, masked and truncated response,
  * curl) is built by a method, only for a response that becomes a finding.
  */
-class HttpProtocolResponse implements ProtocolResponse {
+export class HttpProtocolResponse implements ProtocolResponse {
   constructor(
     readonly event: ProtocolResponse['event'],
     readonly matchedAt: string,
@@ -235,20 +258,50 @@ class HttpProtocolResponse implements ProtocolResponse {
     private readonly first: HttpRequestInit,
     private readonly res: HttpResponseData,
     private readonly body: string,
+    /** The bytes sent, when sent as written (`unsafe: true`). */
+    private readonly sentText?: string,
   ) {}
 
   evidence(): { request: string; response: string; curl: string } {
     const first = this.first;
     const raw = `${headerBlock(this.res)}\r\n${this.body}`;
     return {
-      request: maskSecrets(rawRequestText(first)),
+      request: maskSecrets(this.sentText ?? rawRequestText(first)),
       response: maskSecrets(truncate(raw, EVIDENCE_BYTES)),
       curl: maskSecrets(toCurl(first.method, first.url, first.headers, first.body)),
     };
   }
 }
 
-const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+export const REDIRECTS: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
+
+/**
+ * A slot for one exchange with an endpoint under the politeness rules (the host's error
+ * budget, the rate limit, the host's concurrency): its release function, at once when no
+ * rate is set and the host has a free slot (no await on the hot path), else a promise.
+ */
+export function enterHost(ctx: RunContext, endpoint: string): (() => void) | Promise<() => void> {
+  if (ctx.hosts.isBlocked(endpoint)) throw new HostSkippedError(endpoint);
+  const release = ctx.rate.isLimited ? undefined : ctx.hosts.tryAcquire(endpoint);
+  return release ?? enterHostSlowly(ctx, endpoint);
+}
+
+async function enterHostSlowly(ctx: RunContext, endpoint: string): Promise<() => void> {
+  if (ctx.rate.isLimited) await ctx.rate.acquire(ctx.signal);
+  const release = ctx.hosts.tryAcquire(endpoint) ?? (await ctx.hosts.acquire(endpoint));
+  // The host may have run out of its error budget while this request waited for a slot.
+  if (ctx.hosts.isBlocked(endpoint)) {
+    release();
+    throw new HostSkippedError(endpoint);
+  }
+  return release;
+}
+
+/** A failed exchange counts against the host, unless nothing was sent (or the scan stopped). */
+export function noteFailure(ctx: RunContext, endpoint: string, err: unknown): void {
+  if (!ctx.signal.aborted && !(err instanceof InvalidRequestError))
+    ctx.hosts.recordError(endpoint, (err as Error).message);
+}
 
 /** Sends one request, following redirects as the template allows; returns the final response. */
 export async function executeHttpRequest(
@@ -256,6 +309,7 @@ export async function executeHttpRequest(
   spec: PathHttpSpec | RawHttpSpec,
   vars: Variables,
   ctx: RunContext,
+  targetHost: string,
   cookies?: Map<string, string>,
   wanted?: HttpPartsWanted,
 ): Promise<ProtocolResponse> {
@@ -273,24 +327,20 @@ export async function executeHttpRequest(
       };
     }
     const endpoint = init === first ? originHost : splitRawUrl(init.url).host;
-    if (ctx.isUrlAllowed && !(await ctx.isUrlAllowed(init.url))) throw new Error(`out of scope: ${init.url}`);
-    if (ctx.hosts.isBlocked(endpoint)) throw new HostSkippedError(endpoint);
-    // Fast paths without an await when no rate is set and the host has a free slot.
-    if (ctx.rate.isLimited) await ctx.rate.acquire(ctx.signal);
-    const release = ctx.hosts.tryAcquire(endpoint) ?? (await ctx.hosts.acquire(endpoint));
-    // The host may have run out of its error budget while this request waited for a slot.
-    if (ctx.hosts.isBlocked(endpoint)) {
-      release();
-      throw new HostSkippedError(endpoint);
+    const allowed = isRequestAllowed(init.url, targetHost, ctx);
+    if (!(typeof allowed === 'boolean' ? allowed : await allowed)) {
+      // A redirect out of scope ends the chain at the redirect itself.
+      if (res) break;
+      throw new OutOfScopeError(init.url);
     }
+    const maxSize =
+      req.maxSize !== undefined ? Math.min(req.maxSize, ctx.maxResponseBytes) : ctx.maxResponseBytes;
+    const entered = enterHost(ctx, endpoint);
+    const release = typeof entered === 'function' ? entered : await entered;
     try {
-      const maxSize =
-        req.maxSize !== undefined ? Math.min(req.maxSize, ctx.maxResponseBytes) : ctx.maxResponseBytes;
       res = await ctx.http.send(init, ctx.signal, maxSize);
     } catch (err) {
-      // A request refused before any traffic says nothing about the host.
-      if (!ctx.signal.aborted && !(err instanceof InvalidRequestError))
-        ctx.hosts.recordError(endpoint, (err as Error).message);
+      noteFailure(ctx, endpoint, err);
       throw err;
     } finally {
       release();

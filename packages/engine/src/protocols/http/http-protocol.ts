@@ -4,6 +4,7 @@ import type { ProtocolExecutor, TemplateRunState } from '../../templates/templat
 import type { CompiledHttpRequest, CompiledRequest } from '../../templates/template-types.js';
 import { InvalidRequestError } from './http-client.js';
 import { executeHttpRequest, UnresolvedVariableError } from './http-executor.js';
+import { executeUnsafeHttpRequest } from './http-unsafe.ts';
 
 const DONE: IteratorReturnResult<undefined> = Object.freeze({ value: undefined, done: true });
 
@@ -39,14 +40,18 @@ class HttpResponses implements AsyncIterableIterator<ProtocolResponse> {
         state.onceSent.add(key);
       }
       try {
-        const value = await executeHttpRequest(
-          req,
-          spec,
-          vars,
-          ctx,
-          req.cookieReuse ? state.cookies : undefined,
-          state.httpParts,
-        );
+        const value =
+          req.unsafe && spec.kind === 'raw'
+            ? await executeUnsafeHttpRequest(req, spec, vars, ctx, state.target.hostname, state.httpParts)
+            : await executeHttpRequest(
+                req,
+                spec,
+                vars,
+                ctx,
+                state.target.hostname,
+                req.cookieReuse ? state.cookies : undefined,
+                state.httpParts,
+              );
         return { value, done: false };
       } catch (err) {
         if (err instanceof HostSkippedError || ctx.signal.aborted) {

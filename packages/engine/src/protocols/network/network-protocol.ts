@@ -16,12 +16,20 @@ const MORE_DATA_MS = 300;
 interface Exchange {
   data: Buffer;
   perInput: Buffer[];
+  /** What each input sent. */
+  sent: Buffer[];
 }
+
+/**
+ * An input's bytes, or a function that makes them when the input's turn comes from what the
+ * earlier inputs read (nuclei fills an input in only then: a named read can feed it).
+ */
+export type ExchangeInput = { data: Buffer | ((received: readonly Buffer[]) => Buffer); read?: number };
 
 /** Connects, sends each input in turn and reads what comes back (bounded by read size and time). */
 export function exchange(
   address: { host: string; port: number; tls: boolean; servername?: string },
-  inputs: { data: Buffer; read?: number }[],
+  inputs: ExchangeInput[],
   readSize: number,
   timeoutMs: number,
   signal?: AbortSignal,
@@ -37,6 +45,7 @@ export function exchange(
       : net.connect({ host: address.host, port: address.port });
     const chunks: Buffer[] = [];
     const perInput: Buffer[] = [];
+    const sent: Buffer[] = [];
     let total = 0;
     let current: Buffer[] = [];
     let step = -1;
@@ -54,7 +63,7 @@ export function exchange(
       if (step >= 0) perInput.push(Buffer.concat(current));
       socket.destroy();
       if (err && !connected) reject(err);
-      else resolve({ data: Buffer.concat(chunks), perInput });
+      else resolve({ data: Buffer.concat(chunks), perInput, sent });
     }
     let connected = false;
     function nextStep(): void {
@@ -66,7 +75,9 @@ export function exchange(
         return;
       }
       const input = inputs[step];
-      if (input && input.data.length > 0) socket.write(input.data);
+      const data = typeof input?.data === 'function' ? input.data(perInput) : input?.data;
+      if (data) sent.push(data);
+      if (data && data.length > 0) socket.write(data);
       armIdle();
     }
     function armIdle(): void {
@@ -139,6 +150,38 @@ function printableText(s: string): string {
   return out;
 }
 
+/**
+ * Input `n`'s bytes once the earlier inputs have read: their named reads (`name:`) and what
+ * the internal extractors find in them are variables here, as in nuclei.
+ */
+function inputBytes(
+  req: CompiledNetworkRequest,
+  n: number,
+  vars: Record<string, DslValue>,
+  received: readonly Buffer[],
+): Buffer {
+  const input = req.inputs[n] as CompiledNetworkRequest['inputs'][number];
+  const text = input.data as string;
+  let scope = vars;
+  const reads: Record<string, DslValue> = {};
+  let named = false;
+  for (let j = 0; j < n; j++) {
+    const name = req.inputs[j]?.name;
+    if (!name) continue;
+    reads[name] = (received[j] ?? Buffer.alloc(0)).toString('latin1');
+    named = true;
+  }
+  if (named) {
+    scope = { ...vars, ...reads };
+    for (const ex of req.operators.extractors) {
+      if (!ex.internal || !ex.name) continue;
+      const found = ex.extract({ values: reads, defaultPart: 'data' })[0];
+      if (found !== undefined) scope[ex.name] = found;
+    }
+  }
+  return Buffer.from(interpolate(text, scope).text, input.hex ? 'hex' : 'latin1');
+}
+
 function connectHost(host: string, ctx: RunContext): string {
   return ctx.resolve?.(host) ?? host;
 }
@@ -149,12 +192,15 @@ export const networkExecutor: ProtocolExecutor = async function* (req, vars, ctx
   const hostVars = { ...vars, Hostname: state.target.hostname, Host: state.target.hostname };
   for (const addr of addresses(req, hostVars, state.target.port)) {
     const endpoint = `${addr.host}:${addr.port}`;
+    // Only the input's own host, as nuclei scopes a template to its input.
+    if (!ctx.allowOtherHosts && addr.host.toLowerCase() !== state.target.hostname.toLowerCase()) {
+      state.incomplete.add('invalid_request');
+      state.errors.push(`tcp ${endpoint}: out of scope (not the input's host)`);
+      continue;
+    }
     if (ctx.hosts.isBlocked(endpoint)) throw new HostSkippedError(endpoint);
-    const inputs = req.inputs.map((i) => ({
-      data:
-        typeof i.data === 'string'
-          ? Buffer.from(interpolate(i.data, vars).text, i.hex ? 'hex' : 'latin1')
-          : i.data,
+    const inputs: ExchangeInput[] = req.inputs.map((i, n) => ({
+      data: typeof i.data === 'string' ? (received) => inputBytes(req, n, vars, received) : i.data,
       ...(i.read !== undefined ? { read: i.read } : {}),
     }));
     await ctx.rate.acquire(ctx.signal);
@@ -176,7 +222,7 @@ export const networkExecutor: ProtocolExecutor = async function* (req, vars, ctx
       release();
     }
     const data = ex.data.toString('latin1');
-    const request = inputs.map((i) => i.data.toString('latin1')).join('');
+    const request = ex.sent.map((b) => b.toString('latin1')).join('');
     const values: Record<string, DslValue> = {
       data,
       raw: data,
