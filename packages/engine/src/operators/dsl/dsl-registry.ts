@@ -33,8 +33,5 @@ export const SKIPPED_DSL_FUNCTIONS: Readonly<Record<string, string>> = {
 
 /** nuclei helpers we do not have; a template calling one is reported with this reason. */
 export const UNSUPPORTED_DSL_FUNCTIONS: ReadonlySet<string> = new Set(
-  ['generate_java_gadget', 'generate_dotnet_gadget', 'cookie_unsign'].flatMap((n) => [
-    n,
-    n.replace(/_/g, ''),
-  ]),
+  ['generate_dotnet_gadget', 'cookie_unsign'].flatMap((n) => [n, n.replace(/_/g, '')]),
 );
