@@ -319,7 +319,7 @@ export function createTemplateStage(config: TemplateStageConfig = {}): Stage {
         net.isIP(host) ? host : inv.addressesOf(host)?.[0];
       const dnsServers: DnsServer[] = ctx.resolver.servers.map((s) => ({ host: s.host, port: s.port }));
       // nuclei's defaults: tags such as dos and fuzz run only when asked for.
-      const oobConfig = options.oob ?? ctx.config.oob;
+      const oobConfig = options.oob ?? ctx.config?.oob;
       const { run: selected, oobSkipped } = runnable(
         selectTemplates(loaded.templates, {
           ...options,
