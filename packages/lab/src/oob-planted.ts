@@ -81,6 +81,7 @@ export const OOB_PLANTED: OobPlantedIssue[] = [
     port: 80,
     path: '/',
     callbacks: ['dns', 'ldap'],
-    corpusTemplates: ['CVE-2021-44228'],
+    // The generic check and the Spring Boot one (X-Api-Version on /) both reach it.
+    corpusTemplates: ['CVE-2021-44228', 'springboot-log4j-rce'],
   },
 ];
