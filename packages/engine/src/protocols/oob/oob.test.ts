@@ -2,12 +2,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ScanEvent, UrlAsset } from '../../pipeline/events.js';
-import { Inventory } from '../../pipeline/inventory.js';
+import type { ScanEvent } from '../../pipeline/events.js';
 import type { StageContext } from '../../pipeline/stage.js';
-import { ScanCoverage, StageReport } from '../../pipeline/stage-report.js';
 import { createTemplateStage, OOB_NOT_CONFIGURED } from '../../templates/template-stage.js';
-import { compileOrThrow, scanAll, startHttp, tpl } from '../../templates/test-helpers.js';
+import { compileOrThrow, scanAll, startHttp, tpl, urlStageContext } from '../../templates/test-helpers.js';
 import { MAX_OOB_WAIT_MS, OobCorrelator } from './oob-correlator.js';
 import type { OobInteraction, OobProtocol, OobProvider } from './oob-types.js';
 
@@ -236,25 +234,8 @@ describe('templates stage and out-of-band templates', () => {
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  function contextFor(config: StageContext['config']): StageContext {
-    const inventory = new Inventory();
-    inventory.urls.set(server.url, {
-      kind: 'url',
-      url: server.url,
-      host: '127.0.252.1',
-      port: server.port,
-    } as UrlAsset);
-    return {
-      targets: [],
-      config,
-      inventory,
-      resolver: { servers: [] },
-      policy: { isAllowed: () => true },
-      isInTarget: () => true,
-      report: new StageReport('templates', new ScanCoverage()),
-      signal: new AbortController().signal,
-    } as unknown as StageContext;
-  }
+  const contextFor = (config: StageContext['config']) =>
+    urlStageContext(server.url, '127.0.252.1', server.port, config);
 
   async function runStage(ctx: StageContext) {
     const stage = createTemplateStage({ dirs: [dir], noBuiltin: true, rateLimit: 0, timeoutMs: 3000 });
