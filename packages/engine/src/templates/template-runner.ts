@@ -52,6 +52,8 @@ export interface TemplateRunState {
   oobIds?: string[];
   /** Responses whose match waits for out-of-band call-backs. */
   deferred?: DeferredResponse[];
+  /** Responses past the per-run bound that were not kept for call-backs. */
+  deferredDropped?: number;
 }
 
 /** A response sent with call-back names, kept until its call-backs arrive (or its wait ends). */
@@ -194,11 +196,17 @@ function matchFindings(
 
 const MAX_EVIDENCE_INTERACTIONS = 5;
 const INTERACTION_TEXT = 4096;
+// Waiting responses are kept while other templates run: bounded per run and per value.
+const MAX_DEFERRED_PER_RUN = 256;
+const MAX_DEFERRED_VALUE = 64 * 1024;
 
 /** A response's parts as they are now, flattened (its layers change with the next combination). */
 function snapshotValues(values: Record<string, DslValue>): Record<string, DslValue> {
   const out = Object.create(null) as Record<string, DslValue>;
-  for (const k in values) out[k] = values[k] as DslValue;
+  for (const k in values) {
+    const v = values[k] as DslValue;
+    out[k] = typeof v === 'string' && v.length > MAX_DEFERRED_VALUE ? v.slice(0, MAX_DEFERRED_VALUE) : v;
+  }
   return out;
 }
 
@@ -363,6 +371,15 @@ async function runBlock(
           // Its matchers read the call-backs: evaluated when they arrive.
           deferredAny = true;
           state.deferred ??= [];
+          if (state.deferred.length >= MAX_DEFERRED_PER_RUN) {
+            state.deferredDropped = (state.deferredDropped ?? 0) + 1;
+            if (state.deferredDropped === 1)
+              ctx.log(
+                'warn',
+                `${template.id}: more than ${MAX_DEFERRED_PER_RUN} responses wait for call-backs; later ones are not kept`,
+              );
+            continue;
+          }
           state.deferred.push({
             operators: req.operators,
             resp,

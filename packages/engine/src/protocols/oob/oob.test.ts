@@ -197,6 +197,28 @@ describe('out-of-band templates', () => {
     expect(scanner.summary.oobLate).toBe(1);
   });
 
+  it('keeps at most 256 waiting responses of one run (a long payload loop), and says so once', async () => {
+    provider = new FakeProvider();
+    const values = Array.from({ length: 300 }, (_, i) => `"${i}"`).join(', ');
+    const t = compileOrThrow(
+      OOB_TEMPLATE('oob-loop', 'none').replace(
+        '    matchers-condition: and',
+        `    payloads:\n      p: [${values}]\n    matchers-condition: and`,
+      ),
+    );
+    const warnings: string[] = [];
+    const { findings, scanner } = await scanAll([t], [server.url], {
+      oob: { provider, waitMs: 200, pollIntervalMs: 50 },
+      log: (level, message) => {
+        if (level === 'warn') warnings.push(message);
+      },
+    });
+    expect(scanner.summary.requests).toBe(300);
+    expect(findings).toEqual([]);
+    expect(warnings.filter((w) => w.includes('wait for call-backs'))).toHaveLength(1);
+    expect(Math.max(...provider.polls.map((p) => p.length))).toBe(256);
+  });
+
   it('keeps many runs waiting at once with one batched poll loop, not a slot or a timer each', async () => {
     provider = new FakeProvider();
     const templates = Array.from({ length: 120 }, (_, i) =>
