@@ -50,6 +50,15 @@ export { recogniseBanner, recogniseServerHeader } from './ports/service-recognit
 export { type HttpProbeResult, HttpProber } from './probe/http-probe.js';
 export { faviconHash, mmh3 } from './probe/mmh3.js';
 export { fetchTlsInfo, type TlsCertificateInfo } from './probe/tls-info.js';
+// ── Out-of-band checks: the interaction server's interface and the engine's call-back waiting.
+export {
+  DEFAULT_OOB_WAIT_MS,
+  MAX_OOB_WAIT_MS,
+  OobCorrelator,
+  type OobCorrelatorOptions,
+  type OobPending,
+} from './protocols/oob/oob-correlator.js';
+export type { OobInteraction, OobProtocol, OobProvider } from './protocols/oob/oob-types.js';
 export { connectGuarded, createGuardedConnector } from './scope/guarded-net.js';
 export { DEFAULT_DENY, ScopeError, ScopePolicy, type ScopePolicyOptions } from './scope/scope-policy.js';
 export { parseTarget, type Target, TargetError, type TargetInput } from './scope/targets.js';

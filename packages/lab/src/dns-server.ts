@@ -2,6 +2,7 @@ import dgram from 'node:dgram';
 import net from 'node:net';
 import dnsPacket, { type Answer, type Packet, type Question } from 'dns-packet';
 import type { ZoneSpec } from './lab-definition.js';
+import { forwardDns } from './oob-services.js';
 
 type StoredAnswer = Answer & { name: string };
 
@@ -11,6 +12,13 @@ export interface LabDnsOptions {
   subnet: string;
   zones: ZoneSpec[];
   hostileRecords: boolean;
+  /**
+   * Lab only: queries for names under `zone` are forwarded to this nameserver (the
+   * out-of-band interaction server the zone is delegated to), the answer relayed as is.
+   */
+  forward?: { zone: string; host: string; port: number };
+  /** Extra A records (name → address), e.g. the call-back services' names. */
+  extraA?: { name: string; address: string }[];
 }
 
 export interface LabDnsServer {
@@ -99,6 +107,14 @@ function buildRecords(opts: LabDnsOptions): Map<string, StoredAnswer[]> {
 
 export async function startLabDns(opts: LabDnsOptions): Promise<LabDnsServer> {
   const records = buildRecords(opts);
+  for (const a of opts.extraA ?? []) {
+    const key = lower(a.name);
+    records.set(key, [...(records.get(key) ?? []), { type: 'A', name: a.name, ttl: TTL, data: a.address }]);
+  }
+  const forward = opts.forward;
+  const forwardZone = forward ? lower(forward.zone) : undefined;
+  const isForwarded = (q: Question | undefined): boolean =>
+    !!q && !!forwardZone && (lower(q.name) === forwardZone || lower(q.name).endsWith(`.${forwardZone}`));
   const txtOverrides = new Map<string, string[]>();
   const txtReplaced = new Map<string, string[]>();
   const silenced = new Set<string>();
@@ -205,6 +221,12 @@ export async function startLabDns(opts: LabDnsOptions): Promise<LabDnsServer> {
       const q = query.questions?.[0];
       if (q?.type === 'AXFR') return; // AXFR is TCP only
       if (q && silenced.has(lower(q.name))) return;
+      if (forward && isForwarded(q)) {
+        void forwardDns(msg, forward).then((answer) => {
+          if (answer) udp.send(answer, rinfo.port, rinfo.address);
+        });
+        return;
+      }
       for (const p of respond(query)) udp.send(dnsPacket.encode(p), rinfo.port, rinfo.address);
     });
     return udp;
@@ -224,6 +246,15 @@ export async function startLabDns(opts: LabDnsOptions): Promise<LabDnsServer> {
           const query = dnsPacket.streamDecode(msg);
           const q = query.questions?.[0];
           if (q && silenced.has(lower(q.name))) continue;
+          if (forward && isForwarded(q)) {
+            void forwardDns(msg.subarray(2), forward).then((answer) => {
+              if (!answer || socket.destroyed) return;
+              const len = Buffer.alloc(2);
+              len.writeUInt16BE(answer.length);
+              socket.write(Buffer.concat([len, answer]));
+            });
+            continue;
+          }
           for (const p of respond(query)) socket.write(dnsPacket.streamEncode(p));
         } catch {
           socket.destroy();

@@ -10,6 +10,9 @@ export {
   LAB_HOSTS,
   LAB_ZONES,
 } from './lab-definition.js';
+export type { OobLabHost, OobPlantedIssue } from './oob-planted.js';
+export { OOB_LAB_HOSTS, OOB_PLANTED } from './oob-planted.js';
+export type { LabOobOptions } from './oob-services.js';
 export type { PlantedIssue } from './planted.js';
 export { PLANTED, PLANTED_IDS, REMOVABLE_PLANTED_IDS } from './planted.js';
 export type { RealDaemon, RealPort } from './real-software/daemons.js';

@@ -14,6 +14,8 @@ import {
   LAB_HOSTS,
   LAB_ZONES,
 } from './lab-definition.js';
+import { OOB_LAB_HOSTS } from './oob-planted.js';
+import { createOobSite, type LabOobOptions, type OobCallbackContext } from './oob-services.js';
 import { PLANTED_IDS, REMOVABLE_PLANTED_IDS } from './planted.js';
 import { createTcpService } from './tcp-services.js';
 
@@ -27,6 +29,11 @@ export interface StartLabOptions {
   hostileRecords?: boolean;
   /** 'auto' tries the usual low ports and falls back to FALLBACK_PORTS when binding is not allowed. */
   lowPorts?: 'auto' | 'fallback';
+  /**
+   * Out-of-band checks: starts the services that call back when exploited (see
+   * oob-planted.ts) and delegates `zone` from the lab's DNS to the interaction server.
+   */
+  oob?: LabOobOptions;
 }
 
 export interface RunningService {
@@ -108,21 +115,47 @@ export async function startLab(options: StartLabOptions = {}): Promise<Lab> {
   const portMap: Record<number, number> = {};
   const tlsOptions = { cert: readFileSync(CERT), key: readFileSync(KEY) };
 
+  const oob = options.oob;
+  if (oob && !oob.nameserver.host.startsWith('127.'))
+    throw new Error('the out-of-band nameserver must be on 127.0.0.0/8');
   const dns = await startLabDns({
     host: dnsHost,
     port: options.dnsPort ?? DEFAULT_DNS_PORT,
     subnet,
     zones: LAB_ZONES,
     hostileRecords: hostile,
+    ...(oob
+      ? {
+          forward: { zone: oob.zone, ...oob.nameserver },
+          extraA: OOB_LAB_HOSTS.map((h) => ({ name: h.name, address: address(h.octet) })),
+        }
+      : {}),
   });
+  const oobContext: OobCallbackContext | undefined = oob
+    ? { oob, dns: { host: dnsHost, port: dns.port } }
+    : undefined;
+  const hosts = [
+    ...LAB_HOSTS,
+    ...(oobContext
+      ? OOB_LAB_HOSTS.map((h) => ({
+          octet: h.octet,
+          role: h.role,
+          services: [{ port: 80, kind: 'http' as const, site: `oob:${h.site}` }],
+        }))
+      : []),
+  ];
 
   try {
-    for (const host of LAB_HOSTS) {
-      if (host.hostile && !hostile) continue;
+    for (const host of hosts) {
+      if ('hostile' in host && host.hostile && !hostile) continue;
       for (const svc of host.services) {
         let server: net.Server;
         if (svc.kind === 'http' || svc.kind === 'https') {
-          const handler = createSite(svc.site ?? '', { isPlanted, ctNames: CT_NAMES });
+          const site = svc.site ?? '';
+          const handler =
+            oobContext && site.startsWith('oob:')
+              ? createOobSite(site.slice(4), oobContext)
+              : createSite(site, { isPlanted, ctNames: CT_NAMES });
           server =
             svc.kind === 'https' ? https.createServer(tlsOptions, handler) : http.createServer(handler);
           (server as http.Server).keepAliveTimeout = 5_000;

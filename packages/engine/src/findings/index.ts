@@ -54,6 +54,7 @@ export {
 export {
   BUILTIN_TEMPLATES_DIR,
   createTemplateStage,
+  OOB_NOT_CONFIGURED,
   runTemplateStage,
   type TemplateStageConfig,
   type TemplateStageInput,

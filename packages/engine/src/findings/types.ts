@@ -1,3 +1,4 @@
+import type { OobInteraction } from '../protocols/oob/oob-types.js';
 /**
  * The three finding families the engine reports. Field names follow the spec's sortable
  * fields per subclass (exploit_scanner, exploit_db, leakcheck) so the server can store each
@@ -34,6 +35,10 @@ export interface Evidence {
   response: string;
   /** A curl command that reproduces the request. */
   curl: string;
+  /** Out-of-band checks: the call-backs that proved the flaw (at most 5; raw texts masked and truncated). */
+  interactions?: OobInteraction[];
+  /** The call-back arrived after the run's wait, found by the stage's last poll. */
+  late?: true;
 }
 
 /** exploit_scanner: one template match. */

@@ -1,3 +1,4 @@
+import type { OobProvider } from '../protocols/oob/oob-types.js';
 import type { Stage } from './stage.js';
 
 export const SCAN_CLASSES = ['class_resources', 'class_exploitation', 'class_information_gathering'] as const;
@@ -63,6 +64,12 @@ export interface ScanConfig {
   stageTimeoutMs?: number;
   /** A stage that yields nothing for this long is ended (default 2 minutes). */
   watchdogMs?: number;
+  /**
+   * The out-of-band interaction server. With it, templates using `{{interactsh-url}}` run and
+   * wait `waitMs` (default 5 s, at most 60 s) for call-backs after their requests; without it
+   * they are skipped ("out-of-band checks not configured").
+   */
+  oob?: { provider: OobProvider; waitMs?: number };
   /** Stages added after discovery (exploit_scanner, exploit_db, leakcheck...). */
   extraStages?: Stage[];
 }

@@ -44,6 +44,8 @@ export interface RunContext {
   /** Address of a host name known from the scan's DNS answers. */
   resolve?: (hostname: string) => string | undefined;
   log: (level: 'info' | 'warn', message: string) => void;
+  /** The out-of-band server, when the scan has one: `{{interactsh-url}}` becomes `<newId()>.<domain>`. */
+  oob?: { readonly domain: string; newId(): string };
 }
 
 export type Variables = Record<string, DslValue>;

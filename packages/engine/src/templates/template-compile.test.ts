@@ -130,11 +130,41 @@ describe('template parse and compile', () => {
   });
 
   const skipped: [string, string, RegExp][] = [
-    ['interactsh', GOOD.replace('{{BaseURL}}/x', '{{BaseURL}}/?u={{interactsh-url}}'), /interactsh/],
+    [
+      'ysoserial gadget',
+      GOOD.replace(
+        '"{{BaseURL}}/x"',
+        `'{{BaseURL}}/?u={{generate_java_gadget("commons-collections3.1", "id", "raw")}}'`,
+      ),
+      /gadget chain/,
+    ],
     ['code', `${GOOD}code:\n  - engine: [sh]\n    source: id\n`, /code/],
     ['headless', `${GOOD}headless:\n  - steps: []\n`, /headless/],
     ['javascript', `${GOOD}javascript:\n  - code: x\n`, /javascript/],
   ];
+  it('loads out-of-band templates and marks them (they run only with an interaction server)', () => {
+    const marker = compileTemplateSource(
+      GOOD.replace('{{BaseURL}}/x', '{{BaseURL}}/?u={{interactsh-url}}'),
+      'oob.yaml',
+    );
+    expect(marker.status).toBe('ok');
+    if (marker.status === 'ok') {
+      expect(marker.template.oob).toBe(true);
+      expect(marker.template.requests[0]?.oobOperators).toBeUndefined();
+    }
+    const parts = compileTemplateSource(
+      `${GOOD.replace('{{BaseURL}}/x', '{{BaseURL}}/?u={{interactsh-url}}')}`.replace(
+        /matchers:[\s\S]*$/,
+        'matchers:\n      - type: word\n        part: interactsh_protocol\n        words: [dns]\n',
+      ),
+      'oob.yaml',
+    );
+    expect(parts.status).toBe('ok');
+    if (parts.status === 'ok') expect(parts.template.requests[0]?.oobOperators).toBe(true);
+    const plain = compileTemplateSource(GOOD, 'plain.yaml');
+    expect(plain.status === 'ok' && plain.template.oob).toBeFalsy();
+  });
+
   it.each(skipped)('recognises %s templates and skips them with a reason', (_name, source, reason) => {
     const r = compileTemplateSource(source, 'skip.yaml');
     expect(r.status).toBe('skipped');

@@ -10,6 +10,7 @@ import { SKIPPED_DSL_FUNCTIONS, UNSUPPORTED_DSL_FUNCTIONS } from '../operators/d
 import { compileExtractor, type ExtractorDef } from '../operators/extractors/extractors.js';
 import { compileMatcher, type MatcherDef } from '../operators/matchers/matchers.js';
 import { OperatorCompileError } from '../operators/operator-types.js';
+import { readsOobParts, usesOob } from '../protocols/oob/oob-markers.js';
 import { type CompiledFlow, compileFlow } from './flow/flow-interpreter.js';
 import { AnnotationError, compileAnnotations } from './raw-annotations.js';
 import {
@@ -376,8 +377,11 @@ function compileTemplateFlow(flow: string): CompiledFlow {
 
 function findUnsupported(doc: Record<string, unknown>, source: string): string | undefined {
   for (const [key, reason] of Object.entries(UNSUPPORTED_BLOCKS)) if (doc[key] !== undefined) return reason;
-  if (/\{\{\s*interactsh-url\s*\}\}|interactsh_(protocol|request|response)/.test(source))
-    return 'needs an out-of-band (interactsh) server';
+  // Gadget chains other than URLDNS are large bytecode blobs nuclei carries copied from
+  // ysoserial; we do not ship them.
+  if (/generate_?java_?gadget\s*\(\s*["'](?!dns["'])/i.test(source))
+    return 'needs a ysoserial gadget chain other than URLDNS (not shipped)';
+  if (/generate_?dotnet_?gadget\s*\(/i.test(source)) return 'needs a .NET gadget chain (not shipped)';
   const http = [...((doc.http as unknown[]) ?? []), ...((doc.requests as unknown[]) ?? [])] as Record<
     string,
     unknown
@@ -427,7 +431,9 @@ export function compileTemplateSource(
   if (!parsed.success)
     return { status: 'invalid', file, ...(id ? { id } : {}), ...describeZodError(parsed.error, raw) };
   try {
-    return { status: 'ok', template: compileTemplateDoc(parsed.data, file, options) };
+    const template = compileTemplateDoc(parsed.data, file, options);
+    if (usesOob(stripDigest(source))) template.oob = true;
+    return { status: 'ok', template };
   } catch (err) {
     if (err instanceof TemplateCompileError)
       return { status: 'invalid', file, ...(id ? { id } : {}), field: err.field, reason: err.message };
@@ -502,6 +508,7 @@ export function compileTemplateDoc(
       payloads,
       attack: attackOf(r.attack, payloads),
       operators: compileOperators(field, r.matchers, r['matchers-condition'], r.extractors),
+      ...(readsOobParts([r.matchers, r.extractors]) ? { oobOperators: true } : {}),
     });
   });
 
@@ -520,6 +527,7 @@ export function compileTemplateDoc(
       payloads,
       attack: attackOf(undefined, payloads),
       operators: compileOperators(field, r.matchers, r['matchers-condition'], r.extractors),
+      ...(readsOobParts([r.matchers, r.extractors]) ? { oobOperators: true } : {}),
     });
   });
 
@@ -550,6 +558,7 @@ export function compileTemplateDoc(
       payloads,
       attack: attackOf(undefined, payloads),
       operators: compileOperators(field, r.matchers, r['matchers-condition'], r.extractors),
+      ...(readsOobParts([r.matchers, r.extractors]) ? { oobOperators: true } : {}),
     } satisfies CompiledNetworkRequest);
   });
 
@@ -573,6 +582,7 @@ export function compileTemplateDoc(
       payloads: {},
       attack: 'batteringram',
       operators: compileOperators(field, r.matchers, r['matchers-condition'], r.extractors),
+      ...(readsOobParts([r.matchers, r.extractors]) ? { oobOperators: true } : {}),
     } satisfies CompiledSslRequest);
   });
 

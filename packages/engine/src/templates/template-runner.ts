@@ -1,15 +1,24 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { findingFingerprint, hostNames, maskSecrets } from '../findings/evidence.js';
+import { findingFingerprint, hostNames, maskSecrets, truncate } from '../findings/evidence.js';
 import { SEVERITY_ORDERING, type TemplateFinding } from '../findings/types.js';
+import type { DslValue } from '../operators/dsl/dsl-functions.js';
 import { interpolate } from '../operators/dsl/dsl-interpolate.js';
 import { runMatchers } from '../operators/matchers/matchers.js';
 import type { OperatorEvent } from '../operators/operator-types.js';
+import type { OobPending } from '../protocols/oob/oob-correlator.js';
+import { markRequest, markValues, replaceMarkers } from '../protocols/oob/oob-markers.js';
+import type { OobInteraction } from '../protocols/oob/oob-types.js';
 import { runFlow } from './flow/flow-interpreter.js';
 import { payloadCombinations } from './payloads.js';
 import { HostSkippedError } from './politeness.js';
 import type { ProtocolResponse, RunContext, Variables } from './run-types.js';
 import { type ParsedTarget, parseTarget, targetVariables } from './target-variables.js';
-import type { CompiledRequest, CompiledTemplate, HttpPartsWanted } from './template-types.js';
+import type {
+  CompiledOperators,
+  CompiledRequest,
+  CompiledTemplate,
+  HttpPartsWanted,
+} from './template-types.js';
 
 /** Turns one compiled request into responses; a protocol module provides one per protocol. */
 export type ProtocolExecutor = (
@@ -40,6 +49,26 @@ export interface TemplateRunState {
   extracted?: Map<string, string[]>;
   /** Why part of this run did not happen (a request refused or unanswered, the host skipped). */
   incomplete: Set<IncompleteReason>;
+  /** Call-back ids minted for the template's variables (every waiting response carries them). */
+  oobIds?: string[];
+  /** Responses whose match waits for out-of-band call-backs. */
+  deferred?: DeferredResponse[];
+  /** Responses past the per-run bound that were not kept for call-backs. */
+  deferredDropped?: number;
+}
+
+/** A response sent with call-back names, kept until its call-backs arrive (or its wait ends). */
+interface DeferredResponse {
+  operators: CompiledOperators;
+  resp: ProtocolResponse;
+  /** The response's parts, payload values and variables as they were (later combinations overwrite the live ones). */
+  values: Record<string, DslValue>;
+  bytes?: Record<string, Buffer>;
+  defaultPart: string;
+  extracted: string[];
+  ids: Set<string>;
+  interactions: OobInteraction[];
+  matched: boolean;
 }
 
 /**
@@ -55,6 +84,8 @@ export interface TemplateRunResult {
   errors: string[];
   requests: number;
   incomplete: Set<IncompleteReason>;
+  /** Responses waiting for out-of-band call-backs (the scanner waits for them). */
+  pending?: OobPending;
 }
 
 const MAX_HISTORY_VALUE = 256 * 1024;
@@ -141,6 +172,108 @@ function buildFinding(
   return finding;
 }
 
+/** The findings one response makes under a block's operators, or undefined when it does not match. */
+function matchFindings(
+  template: CompiledTemplate,
+  state: TemplateRunState,
+  resp: ProtocolResponse,
+  operators: CompiledOperators,
+  reportable: boolean,
+  event: OperatorEvent,
+  extracted: string[],
+): (TemplateFinding | undefined)[] | undefined {
+  const { matchers, condition } = operators;
+  if (matchers.length === 0) {
+    if (extracted.length === 0) return undefined;
+    return [buildFinding(template, state, resp, undefined, extracted)];
+  }
+  const outcome = runMatchers(matchers, condition, event);
+  if (!outcome.matched) return undefined;
+  if (!reportable) return [];
+  if (condition === 'or' && outcome.names.length > 0)
+    return outcome.names.map((name) => buildFinding(template, state, resp, name, extracted));
+  return [buildFinding(template, state, resp, undefined, extracted)];
+}
+
+const MAX_EVIDENCE_INTERACTIONS = 5;
+const INTERACTION_TEXT = 4096;
+// Waiting responses are kept while other templates run: bounded per run and per value.
+const MAX_DEFERRED_PER_RUN = 256;
+const MAX_DEFERRED_VALUE = 64 * 1024;
+
+/** A response's parts as they are now, flattened (its layers change with the next combination). */
+function snapshotValues(values: Record<string, DslValue>): Record<string, DslValue> {
+  const out = Object.create(null) as Record<string, DslValue>;
+  for (const k in values) {
+    const v = values[k] as DslValue;
+    out[k] = typeof v === 'string' && v.length > MAX_DEFERRED_VALUE ? v.slice(0, MAX_DEFERRED_VALUE) : v;
+  }
+  return out;
+}
+
+/** The run's waiting responses, matched against call-backs as they arrive (see oob-correlator.ts). */
+function oobPending(
+  template: CompiledTemplate,
+  state: TemplateRunState,
+  deferred: DeferredResponse[],
+): OobPending {
+  const ids = [...new Set(deferred.flatMap((d) => [...d.ids]))];
+  return {
+    ids,
+    isSettled: () => deferred.every((d) => d.matched),
+    evaluate(interactions, late) {
+      const out: TemplateFinding[] = [];
+      for (const d of deferred) {
+        if (d.matched) continue;
+        const mine = interactions.filter((i) => d.ids.has(i.id));
+        if (mine.length === 0) continue;
+        d.interactions.push(...mine);
+        for (const i of mine) {
+          // nuclei's parts: the protocol, the raw request (a DNS one lowercased), the raw response, the caller.
+          const values = Object.create(d.values) as Record<string, DslValue>;
+          values.interactsh_protocol = i.protocol;
+          values.interactsh_request = i.protocol === 'dns' ? i.rawRequest.toLowerCase() : i.rawRequest;
+          values.interactsh_response = i.rawResponse;
+          values.interactsh_ip = i.remoteAddress;
+          const event: OperatorEvent = {
+            values,
+            defaultPart: d.defaultPart,
+            ...(d.bytes ? { bytes: d.bytes } : {}),
+          };
+          const extracted = [...d.extracted];
+          for (const ex of d.operators.extractors) if (!ex.internal) extracted.push(...ex.extract(event));
+          const found = matchFindings(
+            template,
+            state,
+            d.resp,
+            d.operators,
+            d.operators.matchers.some((m) => !m.internal),
+            event,
+            [...new Set(extracted)],
+          );
+          if (!found) continue;
+          d.matched = true;
+          for (const f of found) {
+            if (!f) continue;
+            f.evidence = {
+              ...(f.evidence ?? { request: '', response: '', curl: '' }),
+              interactions: d.interactions.slice(0, MAX_EVIDENCE_INTERACTIONS).map((x) => ({
+                ...x,
+                rawRequest: maskSecrets(truncate(x.rawRequest, INTERACTION_TEXT)),
+                rawResponse: maskSecrets(truncate(x.rawResponse, INTERACTION_TEXT)),
+              })),
+              ...(late ? { late: true as const } : {}),
+            };
+            out.push(f);
+          }
+          break;
+        }
+      }
+      return out;
+    },
+  };
+}
+
 interface BlockOutcome {
   matched: boolean;
   findings: TemplateFinding[];
@@ -159,7 +292,7 @@ async function runBlock(
     state.errors.push(`${req.protocol} protocol not available`);
     return { matched: false, findings: [] };
   }
-  const { matchers, condition, extractors } = req.operators;
+  const { matchers, extractors } = req.operators;
   const findings: TemplateFinding[] = [];
   const pushFinding = (f: TemplateFinding | undefined) => {
     if (f) findings.push(f);
@@ -196,20 +329,13 @@ async function runBlock(
   };
   const reportable = matchers.some((m) => !m.internal);
   const evaluate = (resp: ProtocolResponse, event: OperatorEvent, extracted: string[]): boolean => {
-    if (matchers.length === 0) {
-      if (extracted.length === 0) return false;
-      pushFinding(buildFinding(template, state, resp, undefined, extracted));
-      return true;
-    }
-    const outcome = runMatchers(matchers, condition, event);
-    if (!outcome.matched) return false;
-    if (reportable) {
-      if (condition === 'or' && outcome.names.length > 0)
-        for (const name of outcome.names) pushFinding(buildFinding(template, state, resp, name, extracted));
-      else pushFinding(buildFinding(template, state, resp, undefined, extracted));
-    }
+    const found = matchFindings(template, state, resp, req.operators, reportable, event, extracted);
+    if (!found) return false;
+    for (const f of found) pushFinding(f);
     return true;
   };
+  const oob = template.oob ? ctx.oob : undefined;
+  let deferredAny = false;
 
   const allExtracted: string[] = [];
   // Payload values over earlier responses' indexed parts over the variables: one layer per
@@ -217,15 +343,57 @@ async function runBlock(
   // built over it share one hidden class and lookups stay fast.
   const layer = Object.create(state.history) as Variables;
   outer: for (const combo of payloadCombinations(req.payloads, req.attack)) {
-    vars = Object.assign(layer, combo);
+    let sent = req;
+    let values: Variables = combo;
+    // Out-of-band: every marker of this combination gets its own call-back name.
+    let ids: Set<string> | undefined;
+    if (oob) {
+      const minted: string[] = [];
+      const mint = () => {
+        const id = oob.newId();
+        minted.push(id);
+        return `${id}.${oob.domain}`;
+      };
+      values = markValues(combo, mint);
+      sent = markRequest(req, mint);
+      if (req.oobOperators && minted.length + (state.oobIds?.length ?? 0) > 0)
+        ids = new Set([...(state.oobIds ?? []), ...minted]);
+    }
+    vars = Object.assign(layer, values);
     try {
-      for await (const resp of exec(req, vars, ctx, state)) {
+      for await (const resp of exec(sent, vars, ctx, state)) {
         counter.requests++;
         state.counter++;
         if (state.counter <= MAX_HISTORY_REQUESTS) keepIndexedParts(state, template, resp);
         const event = extract(resp, vars);
         if (lastExtracted.length > 0) allExtracted.push(...lastExtracted);
         last = { resp, vars };
+        if (ids) {
+          // Its matchers read the call-backs: evaluated when they arrive.
+          deferredAny = true;
+          state.deferred ??= [];
+          if (state.deferred.length >= MAX_DEFERRED_PER_RUN) {
+            state.deferredDropped = (state.deferredDropped ?? 0) + 1;
+            if (state.deferredDropped === 1)
+              ctx.log(
+                'warn',
+                `${template.id}: more than ${MAX_DEFERRED_PER_RUN} responses wait for call-backs; later ones are not kept`,
+              );
+            continue;
+          }
+          state.deferred.push({
+            operators: req.operators,
+            resp,
+            values: snapshotValues(event.values),
+            ...(event.bytes ? { bytes: event.bytes } : {}),
+            defaultPart: event.defaultPart,
+            extracted: lastExtracted === NONE ? [] : [...lastExtracted],
+            ids,
+            interactions: [],
+            matched: false,
+          });
+          continue;
+        }
         if (req.protocol === 'http' && req.reqCondition) continue;
         if (req.operators.waitMs) await sleep(req.operators.waitMs, undefined, { signal: ctx.signal });
         if (evaluate(resp, event, lastExtracted)) {
@@ -238,7 +406,7 @@ async function runBlock(
       state.errors.push(`${template.id}: ${(err as Error).message}`);
     }
   }
-  if (req.protocol === 'http' && req.reqCondition && last) {
+  if (req.protocol === 'http' && req.reqCondition && last && !deferredAny) {
     if (req.operators.waitMs) await sleep(req.operators.waitMs, undefined, { signal: ctx.signal });
     const event = blockOperatorsEvent(last.resp, last.vars);
     matchedAny = evaluate(last.resp, event, [...new Set(allExtracted)]);
@@ -278,7 +446,18 @@ export async function runTemplate(
     httpParts: template.httpParts,
     incomplete: new Set(),
   };
-  for (const [name, value] of template.variables) {
+  const oob = template.oob ? ctx.oob : undefined;
+  const runIds: string[] = [];
+  if (oob) state.oobIds = runIds;
+  for (const [name, written] of template.variables) {
+    // A variable's marker gets one call-back name for the whole run.
+    const value = oob
+      ? replaceMarkers(written, () => {
+          const id = oob.newId();
+          runIds.push(id);
+          return `${id}.${oob.domain}`;
+        })
+      : written;
     const r = interpolate(value, state.vars);
     state.vars[name] = r.text;
   }
@@ -341,5 +520,6 @@ export async function runTemplate(
     errors: state.errors,
     requests: counter.requests,
     incomplete: state.incomplete,
+    ...(state.deferred?.length ? { pending: oobPending(template, state, state.deferred) } : {}),
   };
 }

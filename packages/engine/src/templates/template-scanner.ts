@@ -1,6 +1,8 @@
 import { setMaxListeners } from 'node:events';
 import type { TemplateFinding } from '../findings/types.js';
 import { HttpClient } from '../protocols/http/http-client.js';
+import { OobCorrelator } from '../protocols/oob/oob-correlator.js';
+import type { OobProvider } from '../protocols/oob/oob-types.js';
 import { mapConcurrent } from './concurrency.js';
 import { HostGate, RateLimiter, type UnresponsiveHost } from './politeness.js';
 import type { DnsServer, RunContext } from './run-types.js';
@@ -30,6 +32,11 @@ export interface TemplateScanOptions {
   httpClient?: HttpClient;
   executors?: ExecutorRegistry;
   log?: RunContext['log'];
+  /**
+   * The out-of-band server: `{{interactsh-url}}` is filled in and runs whose matchers read
+   * `interactsh_*` parts wait `waitMs` (default 5 s, at most 60 s) for call-backs.
+   */
+  oob?: { provider: OobProvider; waitMs?: number; pollIntervalMs?: number };
 }
 
 export interface TemplateScanSummary {
@@ -47,6 +54,8 @@ export interface TemplateScanSummary {
    * because the stage was stopped.
    */
   incomplete: Partial<Record<IncompleteReason | 'not_started', number>>;
+  /** Findings from out-of-band call-backs that arrived after their run's wait. */
+  oobLate: number;
 }
 
 /** A fresh, empty summary. */
@@ -60,6 +69,7 @@ export function emptyScanSummary(): TemplateScanSummary {
     errors: 0,
     unresponsiveHosts: [],
     incomplete: {},
+    oobLate: 0,
   };
 }
 
@@ -92,6 +102,7 @@ export class TemplateScanner {
   readonly summary: TemplateScanSummary = emptyScanSummary();
   private readonly ctx: RunContext;
   private readonly ownsClient: boolean;
+  private readonly oob: OobCorrelator | undefined;
 
   constructor(
     private readonly executors: ExecutorRegistry,
@@ -114,6 +125,17 @@ export class TemplateScanner {
     if (options.signal?.aborted) internal.abort(options.signal.reason);
     else
       options.signal?.addEventListener('abort', () => internal.abort(options.signal?.reason), { once: true });
+    this.oob = options.oob
+      ? new OobCorrelator(options.oob.provider, {
+          ...(options.oob.waitMs !== undefined ? { waitMs: options.oob.waitMs } : {}),
+          ...(options.oob.pollIntervalMs !== undefined ? { pollIntervalMs: options.oob.pollIntervalMs } : {}),
+          ...(options.log ? { log: options.log } : {}),
+        })
+      : undefined;
+    if (this.oob) {
+      const oob = this.oob;
+      internal.signal.addEventListener('abort', () => oob.close(), { once: true });
+    }
     this.ctx = {
       signal: internal.signal,
       http,
@@ -126,6 +148,7 @@ export class TemplateScanner {
       ...(options.allowOtherHosts ? { allowOtherHosts: true } : {}),
       ...(options.resolve ? { resolve: options.resolve } : {}),
       log: options.log ?? (() => {}),
+      ...(this.oob ? { oob: this.oob } : {}),
     };
   }
 
@@ -153,12 +176,30 @@ export class TemplateScanner {
     | { kind: 'finding'; finding: TemplateFinding }
     | { kind: 'task'; done: number; job: TemplateJob; errors: string[] }
   > {
+    // Runs waiting for out-of-band call-backs do not hold a task slot: their findings are
+    // handed out as their waits end, between tasks and after the last one.
+    const waiting = new Set<Promise<void>>();
+    const ready: TemplateFinding[] = [];
+    const oob = this.oob;
+    const wait = (pending: NonNullable<Awaited<ReturnType<typeof runTemplate>>['pending']>) => {
+      if (!oob) return;
+      const p: Promise<void> = oob.watch(pending).then((findings) => {
+        waiting.delete(p);
+        this.summary.findings += findings.length;
+        ready.push(...findings);
+      });
+      waiting.add(p);
+    };
+    const drain = function* () {
+      while (ready.length > 0) yield { kind: 'finding' as const, finding: ready.shift() as TemplateFinding };
+    };
     try {
-      yield* mapConcurrent(
+      for await (const item of mapConcurrent(
         jobs,
         this.options.concurrency ?? 25,
         async (job) => {
           const r = await runTemplate(job.template, job.input, this.ctx, this.executors);
+          if (r.pending) wait(r.pending);
           this.summary.tasks++;
           this.summary.requests += r.requests;
           this.summary.errors += r.errors.length;
@@ -172,8 +213,23 @@ export class TemplateScanner {
           ];
         },
         this.ctx.signal,
-      );
+      )) {
+        yield item;
+        yield* drain();
+      }
+      if (oob) {
+        while (waiting.size > 0) {
+          await Promise.race(waiting);
+          yield* drain();
+        }
+        // The stage's last poll: call-backs that came after their run's wait.
+        const late = await oob.finish();
+        this.summary.findings += late.length;
+        this.summary.oobLate += late.length;
+        for (const finding of late) yield { kind: 'finding' as const, finding };
+      }
     } finally {
+      oob?.close();
       this.summary.unresponsiveHosts = this.ctx.hosts.unresponsive();
     }
   }

@@ -127,7 +127,12 @@ export const ZMatcher = z.discriminatedUnion('type', [
 
 export const ZExtractor = z.discriminatedUnion('type', [
   z.object({ ...ZOperatorBase, type: z.literal('regex'), regex: ZStrings, group: ZNumberish.optional() }),
-  z.object({ ...ZOperatorBase, type: z.literal('kval'), kval: ZStrings }),
+  z.object({
+    ...ZOperatorBase,
+    type: z.literal('kval'),
+    // `kval:` left empty reads as null: an extractor that extracts nothing, as in nuclei.
+    kval: ZStrings.nullable().transform((v) => v ?? []),
+  }),
   z.object({ ...ZOperatorBase, type: z.literal('json'), json: ZStrings }),
   z.object({ ...ZOperatorBase, type: z.literal('xpath'), xpath: ZStrings, attribute: z.string().optional() }),
   z.object({ ...ZOperatorBase, type: z.literal('dsl'), dsl: ZStrings }),

@@ -3,12 +3,9 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ScanEvent, UrlAsset } from '../pipeline/events.js';
-import { Inventory } from '../pipeline/inventory.js';
-import type { StageContext } from '../pipeline/stage.js';
-import { ScanCoverage, StageReport } from '../pipeline/stage-report.js';
+import type { ScanEvent } from '../pipeline/events.js';
 import { createTemplateStage } from './template-stage.js';
-import { tpl } from './test-helpers.js';
+import { tpl, urlStageContext } from './test-helpers.js';
 
 // What the templates stage tells the pipeline when it could not run all of its work: the
 // `templates_incomplete` log (counts by reason) and the planned/completed counts of
@@ -43,19 +40,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function contextFor(url: string): StageContext {
-  const inventory = new Inventory();
-  inventory.urls.set(url, { kind: 'url', url, host: '127.0.205.8', port } as UrlAsset);
-  return {
-    targets: [],
-    inventory,
-    resolver: { servers: [] },
-    policy: { isAllowed: () => true },
-    isInTarget: () => true,
-    report: new StageReport('templates', new ScanCoverage()),
-    signal: new AbortController().signal,
-  } as unknown as StageContext;
-}
+const contextFor = (url: string) => urlStageContext(url, '127.0.205.8', port);
 
 describe('templates stage on a host that never answers', () => {
   it('finishes every task and says how many were cut short, and why', async () => {

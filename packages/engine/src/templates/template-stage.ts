@@ -102,6 +102,21 @@ export function* templateJobs(
 
 export { selectTemplates };
 
+/** Why out-of-band templates did not run: the scan has no interaction server. */
+export const OOB_NOT_CONFIGURED = 'out-of-band checks not configured';
+
+/** The templates that can run: out-of-band ones only when there is a server for them. */
+function runnable(
+  templates: CompiledTemplate[],
+  hasOob: boolean,
+): { run: CompiledTemplate[]; oobSkipped: CompiledTemplate[] } {
+  if (hasOob) return { run: templates, oobSkipped: [] };
+  const run: CompiledTemplate[] = [];
+  const oobSkipped: CompiledTemplate[] = [];
+  for (const t of templates) (t.oob ? oobSkipped : run).push(t);
+  return { run, oobSkipped };
+}
+
 /**
  * The exploit_scanner stage as a plain async generator: runs the templates against what
  * discovery found and yields findings. `result.summary` is filled when it finishes.
@@ -112,12 +127,15 @@ export async function* runTemplateStage(
   result: TemplateStageResult = { summary: emptyScanSummary() },
 ): AsyncGenerator<TemplateFinding> {
   const { templates, tags, severities, excludeTags, excludeFiles, ...scanOptions } = options;
-  const selected = selectTemplates(templates, {
-    ...(tags ? { tags } : {}),
-    ...(severities ? { severities } : {}),
-    ...(excludeTags ? { excludeTags } : {}),
-    ...(excludeFiles ? { excludeFiles } : {}),
-  });
+  const { run: selected } = runnable(
+    selectTemplates(templates, {
+      ...(tags ? { tags } : {}),
+      ...(severities ? { severities } : {}),
+      ...(excludeTags ? { excludeTags } : {}),
+      ...(excludeFiles ? { excludeFiles } : {}),
+    }),
+    scanOptions.oob !== undefined,
+  );
   const scanner = new TemplateScanner(defaultExecutors, scanOptions);
   try {
     yield* scanner.run(templateJobs(selected, input));
@@ -301,10 +319,24 @@ export function createTemplateStage(config: TemplateStageConfig = {}): Stage {
         net.isIP(host) ? host : inv.addressesOf(host)?.[0];
       const dnsServers: DnsServer[] = ctx.resolver.servers.map((s) => ({ host: s.host, port: s.port }));
       // nuclei's defaults: tags such as dos and fuzz run only when asked for.
-      const selected = selectTemplates(loaded.templates, {
-        ...options,
-        excludeTags: options.excludeTags ?? [...DEFAULT_EXCLUDED_TAGS],
-      });
+      const oobConfig = options.oob ?? ctx.config?.oob;
+      const { run: selected, oobSkipped } = runnable(
+        selectTemplates(loaded.templates, {
+          ...options,
+          excludeTags: options.excludeTags ?? [...DEFAULT_EXCLUDED_TAGS],
+        }),
+        oobConfig !== undefined,
+      );
+      const oobSkippedJobs = countJobs(oobSkipped, input);
+      if (oobSkipped.length > 0)
+        yield {
+          type: 'log',
+          level: 'info',
+          stage: 'templates',
+          code: 'template_skipped',
+          message: `${oobSkipped.length} template(s) skipped: ${OOB_NOT_CONFIGURED}`,
+          data: { count: oobSkipped.length, reason: OOB_NOT_CONFIGURED },
+        };
       // Intrusive templates only where the addresses are proven (or the operator allows them).
       const permits = intrusiveAllow === undefined ? undefined : intrusiveGate(ctx.targets, intrusiveAllow);
       const addressesOfHost = (host: string) => (net.isIP(host) ? [host] : (inv.addressesOf(host) ?? []));
@@ -329,6 +361,7 @@ export function createTemplateStage(config: TemplateStageConfig = {}): Stage {
       } = options;
       const scanner = new TemplateScanner(defaultExecutors, {
         ...scanOptions,
+        ...(oobConfig ? { oob: oobConfig } : {}),
         signal: ctx.signal,
         resolve,
         dnsServers,
@@ -340,6 +373,10 @@ export function createTemplateStage(config: TemplateStageConfig = {}): Stage {
       });
       const result: TemplateStageResult = { summary: scanner.summary };
       ctx.report.plan(total);
+      if (oobSkippedJobs > 0) {
+        ctx.report.plan(oobSkippedJobs);
+        ctx.report.skip(OOB_NOT_CONFIGURED, oobSkippedJobs, oobSkipped[0]?.id);
+      }
       let lastProgress = 0;
       try {
         const jobs = (function* () {
@@ -408,11 +445,16 @@ export function createTemplateStage(config: TemplateStageConfig = {}): Stage {
         level: 'info',
         stage: 'templates',
         code: 'templates_summary',
-        message: `templates: ${summary.templates} run, ${loaded.skipped.length} skipped, ${loaded.invalid.length} invalid; ${summary.tasks} of ${total} tasks, ${summary.requests} requests, ${summary.findings} findings`,
+        message: `templates: ${summary.templates} run, ${loaded.skipped.length + oobSkipped.length} skipped, ${loaded.invalid.length} invalid; ${summary.tasks} of ${total} tasks, ${summary.requests} requests, ${summary.findings} findings${summary.oobLate > 0 ? ` (${summary.oobLate} from late out-of-band call-backs)` : ''}`,
         data: {
           templates: summary.templates,
-          skipped: loaded.skipped.length,
-          skippedReasons: skippedByReason.map((r) => `${r.reason}: ${r.count}`).join('; '),
+          skipped: loaded.skipped.length + oobSkipped.length,
+          skippedReasons: [
+            ...skippedByReason.map((r) => `${r.reason}: ${r.count}`),
+            ...(oobSkipped.length > 0 ? [`${OOB_NOT_CONFIGURED}: ${oobSkipped.length}`] : []),
+          ].join('; '),
+          oobSkipped: oobSkipped.length,
+          oobLate: summary.oobLate,
           invalid: loaded.invalid.length,
           planned: total,
           completed: summary.tasks,

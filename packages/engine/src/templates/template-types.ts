@@ -34,6 +34,8 @@ interface RequestCommon {
   operators: CompiledOperators;
   payloads: Record<string, string[]>;
   attack: AttackType;
+  /** Matchers or extractors read `interactsh_*` parts: a response carrying call-back names waits for them. */
+  oobOperators?: boolean;
 }
 
 export interface RawHttpSpec {
@@ -125,6 +127,8 @@ export interface CompiledTemplate {
   flow?: CompiledFlow;
   requests: CompiledRequest[];
   protocols: Set<CompiledRequest['protocol']>;
+  /** Uses the out-of-band server (`{{interactsh-url}}` or `interactsh_*` parts): runs only with one. */
+  oob?: boolean;
   /**
    * Indexed parts the template can refer to (`body_1`, `status_code_2`): every `name_N` word
    * in its text. Only these are kept from earlier responses — most templates keep none.

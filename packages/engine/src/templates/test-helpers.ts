@@ -1,6 +1,11 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TemplateFinding } from '../findings/types.js';
+import type { UrlAsset } from '../pipeline/events.js';
+import { Inventory } from '../pipeline/inventory.js';
+import type { ScanConfig } from '../pipeline/scan-config.js';
+import type { StageContext } from '../pipeline/stage.js';
+import { ScanCoverage, StageReport } from '../pipeline/stage-report.js';
 import { defaultExecutors } from '../protocols/index.js';
 import { compileTemplateSource } from './template-compile.js';
 import { TemplateScanner, type TemplateScanOptions } from './template-scanner.js';
@@ -49,4 +54,25 @@ export async function scanAll(
 /** A small YAML template with an info block around the given protocol section. */
 export function tpl(id: string, body: string, severity = 'medium'): string {
   return `id: ${id}\ninfo:\n  name: ${id}\n  severity: ${severity}\n  author: test\n${body}`;
+}
+
+/** A templates-stage context with one web endpoint in its inventory (everything in scope). */
+export function urlStageContext(
+  url: string,
+  host: string,
+  port: number,
+  config: ScanConfig = {},
+): StageContext {
+  const inventory = new Inventory();
+  inventory.urls.set(url, { kind: 'url', url, host, port } as UrlAsset);
+  return {
+    targets: [],
+    config,
+    inventory,
+    resolver: { servers: [] },
+    policy: { isAllowed: () => true },
+    isInTarget: () => true,
+    report: new StageReport('templates', new ScanCoverage()),
+    signal: new AbortController().signal,
+  } as unknown as StageContext;
 }

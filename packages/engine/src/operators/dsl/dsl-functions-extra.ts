@@ -10,6 +10,7 @@ import {
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import ipaddr from 'ipaddr.js';
 import { DslRuntimeError, type DslValue, toDslNumber, toDslString } from './dsl-functions.js';
+import { generateJavaGadget } from './java-gadget.js';
 
 /**
  * The rest of nuclei's helper functions (projectdiscovery/dsl) that the community corpus
@@ -440,6 +441,11 @@ export const EXTRA_DSL_FUNCTIONS: Record<string, DslFunction> = {
         throw new DslRuntimeError(`rsa_encrypt: ${(err as Error).message}`);
       }
     },
+  },
+  generate_java_gadget: {
+    min: 2,
+    max: 3,
+    fn: (a) => generateJavaGadget(str(a, 0), str(a, 1), str(a, 2)),
   },
   xor: {
     min: 2,

@@ -37,5 +37,5 @@ export const SKIPPED_DSL_FUNCTIONS: Readonly<Record<string, string>> = {
  * calling it fails there as here, as an unknown function.)
  */
 export const UNSUPPORTED_DSL_FUNCTIONS: ReadonlySet<string> = new Set(
-  ['generate_java_gadget', 'generate_dotnet_gadget'].flatMap((n) => [n, n.replace(/_/g, '')]),
+  ['generate_dotnet_gadget'].flatMap((n) => [n, n.replace(/_/g, '')]),
 );

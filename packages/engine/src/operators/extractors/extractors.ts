@@ -64,8 +64,8 @@ export function compileExtractor(def: ExtractorDef, field = 'extractors'): Compi
       });
     }
     case 'kval': {
-      if (!Array.isArray(def.kval) || def.kval.length === 0)
-        throw new OperatorCompileError(`${field}.kval`, 'no kval');
+      // An empty `kval:` extracts nothing, as nuclei reads it (CVE-2021-44228's template has one).
+      if (!Array.isArray(def.kval)) throw new OperatorCompileError(`${field}.kval`, 'no kval');
       return wrap((event) =>
         def.kval.flatMap((k) => {
           const v = readPart(event, String(k).toLowerCase().replace(/-/g, '_'));
