@@ -95,12 +95,6 @@ describe('template parse and compile', () => {
     ],
     ['unknown matcher type', GOOD.replace('type: status', 'type: magic'), 'http.0.matchers.0.type', /./],
     [
-      'placeholder calling a nuclei helper we lack',
-      GOOD.replace('{{BaseURL}}/x', "{{BaseURL}}/{{generate_java_gadget('dns', 'x', 'raw')}}"),
-      'http[0].path[0]',
-      /nuclei helper 'generate_java_gadget' is not supported/,
-    ],
-    [
       'bad payload file',
       GOOD.replace('    matchers:', '    payloads:\n      p: missing.txt\n    matchers:'),
       'http[0].payloads.p',
@@ -137,6 +131,11 @@ describe('template parse and compile', () => {
         `'{{BaseURL}}/?u={{generate_java_gadget("commons-collections3.1", "id", "raw")}}'`,
       ),
       /gadget chain/,
+    ],
+    [
+      '.NET gadget',
+      GOOD.replace('{{BaseURL}}/x', "{{BaseURL}}/{{generate_dotnet_gadget('windows-identity', 'x', 'raw')}}"),
+      /gadget/,
     ],
     ['code', `${GOOD}code:\n  - engine: [sh]\n    source: id\n`, /code/],
     ['headless', `${GOOD}headless:\n  - steps: []\n`, /headless/],

@@ -99,8 +99,8 @@ describe('nuclei helper functions (projectdiscovery/dsl semantics)', () => {
   });
 
   it('reports a nuclei helper we lack by name, and a name nuclei does not have as unknown', () => {
-    expect(() => compileDsl('len(generate_java_gadget("dns", "x", "raw")) > 0')).toThrow(
-      /nuclei helper 'generate_java_gadget' is not supported/,
+    expect(() => compileDsl('len(generate_dotnet_gadget("windows-identity", "x", "raw")) > 0')).toThrow(
+      /nuclei helper 'generate_dotnet_gadget' is not supported/,
     );
     expect(() => compileDsl('len(cookie_unsign(x)) > 0')).toThrow(/unknown function 'cookie_unsign'/);
   });
