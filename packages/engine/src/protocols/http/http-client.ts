@@ -359,6 +359,85 @@ export function canonicalHeaderName(name: string): string {
   return c;
 }
 
+/**
+ * Collects one response from undici's dispatch callbacks into HttpResponseData and settles
+ * the request's guard. Header names as nuclei's Go client shows them (canonical MIME form,
+ * whatever case the server used; repeated headers in order). The body stops at `maxBytes`:
+ * the response settles there, truncated, and the exchange is cut (the connection closes).
+ */
+class ResponseCollector implements Dispatcher.DispatchHandler {
+  private status = 0;
+  private headers: [string, string][] = [];
+  private readonly chunks: Buffer[] = [];
+  private size = 0;
+
+  constructor(
+    private readonly url: string,
+    private readonly guard: RequestGuard,
+    private readonly maxBytes: number,
+    private readonly started: number,
+  ) {}
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    // The scan's abort or the deadline ends the exchange (see RequestGuard).
+    const guard = this.guard;
+    guard.addEventListener('abort', () => controller.abort(guard.reason as Error));
+  }
+
+  onResponseStart(
+    _controller: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: Record<string, string | string[] | undefined>,
+  ): void {
+    this.status = statusCode;
+    const pairs: [string, string][] = [];
+    for (const k in headers) {
+      const v = headers[k];
+      if (v === undefined) continue;
+      const name = canonicalHeaderName(k);
+      if (typeof v === 'string') pairs.push([name, v]);
+      else for (const one of v) pairs.push([name, one]);
+    }
+    this.headers = pairs;
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.size + chunk.length > this.maxBytes) {
+      this.chunks.push(chunk.subarray(0, this.maxBytes - this.size));
+      this.size = this.maxBytes;
+      this.finish(true);
+      controller.abort(new Error('response larger than the size limit'));
+      return;
+    }
+    this.chunks.push(chunk);
+    this.size += chunk.length;
+  }
+
+  onResponseEnd(): void {
+    this.finish(false);
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, err: Error): void {
+    this.guard.settle(undefined, err);
+  }
+
+  private finish(truncated: boolean): void {
+    const chunks = this.chunks;
+    this.guard.settle(
+      {
+        url: this.url,
+        status: this.status,
+        statusText: STATUS_TEXT[this.status] ?? '',
+        headers: this.headers,
+        body: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, this.size),
+        truncated,
+        durationMs: performance.now() - this.started,
+      },
+      undefined,
+    );
+  }
+}
+
 export class HttpClient {
   readonly dispatcher: Dispatcher;
   private readonly owned: boolean;
@@ -431,36 +510,24 @@ export class HttpClient {
     return promise;
   }
 
-  /** The exchange itself; it never throws: it settles the guard. */
-  private async exchange(
+  /**
+   * The exchange itself, on undici's dispatch API: a handler collects the response and
+   * settles the guard (no response stream, no promise per chunk). It never throws.
+   */
+  private exchange(
     init: HttpRequestInit,
     prepared: { path: string; headers: Record<string, string> },
     guard: RequestGuard,
     maxBytes: number,
     started: number,
-  ): Promise<void> {
-    try {
-      guard.settle(await this.read(init, prepared, guard, maxBytes, started), undefined);
-    } catch (err) {
-      guard.settle(undefined, err);
-    }
-  }
-
-  private async read(
-    init: HttpRequestInit,
-    prepared: { path: string; headers: Record<string, string> },
-    guard: RequestGuard,
-    maxBytes: number,
-    started: number,
-  ): Promise<HttpResponseData> {
-    // dispatcher.request sends the path as given: path-traversal checks need `/.%2e/` and
-    // `/../` to reach the server unnormalised.
-    const options: Dispatcher.RequestOptions = {
+  ): void {
+    // dispatch sends the path as given: path-traversal checks need `/.%2e/` and `/../` to
+    // reach the server unnormalised.
+    const options: Dispatcher.DispatchOptions = {
       origin: splitRawUrl(init.url).origin,
       path: prepared.path,
       method: init.method as Dispatcher.HttpMethod,
       headers: prepared.headers,
-      signal: guard as unknown as AbortSignal,
     };
     if (init.body !== undefined && init.body !== '') options.body = init.body;
     if (init.timeoutMs !== undefined) {
@@ -469,54 +536,11 @@ export class HttpClient {
     }
     // undici takes a per-request server name (it reconnects when it changes); not in its types.
     if (init.servername) (options as { servername?: string }).servername = init.servername;
-    const res = await this.dispatcher.request(options);
-    // undici lowercases the names; nuclei's Go client shows them in canonical MIME form,
-    // which is the same whatever case the server used (repeated headers stay in order).
-    const h = res.headers;
-    const pairs: [string, string][] = [];
-    let declared = Number.NaN;
-    for (const k in h) {
-      const v = h[k];
-      if (v === undefined) continue;
-      const name = canonicalHeaderName(k);
-      if (typeof v === 'string') pairs.push([name, v]);
-      else for (const one of v) pairs.push([name, one]);
-      if (name === 'Content-Length') declared = Number(typeof v === 'string' ? v : v[0]);
+    try {
+      this.dispatcher.dispatch(options, new ResponseCollector(init.url, guard, maxBytes, started));
+    } catch (err) {
+      guard.settle(undefined, err);
     }
-    let body: Buffer;
-    let truncated = false;
-    if (Number.isFinite(declared) && declared <= maxBytes) {
-      // The length is known and under the cap: one read, no stream iteration.
-      body = Buffer.from(await res.body.arrayBuffer());
-    } else {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      try {
-        for await (const chunk of res.body) {
-          const buf = chunk as Buffer;
-          if (size + buf.length > maxBytes) {
-            chunks.push(buf.subarray(0, maxBytes - size));
-            size = maxBytes;
-            truncated = true;
-            break;
-          }
-          chunks.push(buf);
-          size += buf.length;
-        }
-      } finally {
-        if (truncated) res.body.destroy();
-      }
-      body = Buffer.concat(chunks);
-    }
-    return {
-      url: init.url,
-      status: res.statusCode,
-      statusText: STATUS_TEXT[res.statusCode] ?? '',
-      headers: pairs,
-      body,
-      truncated,
-      durationMs: performance.now() - started,
-    };
   }
 
   async close(): Promise<void> {
