@@ -67,5 +67,10 @@ describe('parsed-YAML cache of a template set', () => {
     const c = await TemplateYamlCache.open(cacheDir, ['a']);
     expect(c.get('inf')).toBeUndefined();
     expect(c.get('text')).toEqual({ id: 'x' });
+    // An entry that is no template document (another format) is a miss, never a document.
+    c.set('scalar', 'not a mapping');
+    await c.save();
+    const d = await TemplateYamlCache.open(cacheDir, ['a']);
+    expect(d.get('scalar')).toBeUndefined();
   });
 });

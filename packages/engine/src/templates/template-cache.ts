@@ -12,6 +12,12 @@ import type { ParsedYamlCache } from './template-compile.js';
  * payload files) still runs on every load. One cache file per template set (named by its list
  * of files); it holds only the entries the last load used.
  */
+/**
+ * The parse this cache stands for: change it whenever parsing changes (template-compile.ts's
+ * parseYamlKeepingDigits, the `yaml` package's version), so older entries are never used.
+ */
+const PARSE_VERSION = 'yaml@2-keep-digits-1';
+
 export class TemplateYamlCache implements ParsedYamlCache {
   private entries: Record<string, unknown> = Object.create(null);
   private readonly used: Record<string, unknown> = Object.create(null);
@@ -23,7 +29,10 @@ export class TemplateYamlCache implements ParsedYamlCache {
 
   /** The cache of the set whose (relative, sorted) file list is `files`, read from `dir`. */
   static async open(dir: string, files: string[]): Promise<TemplateYamlCache> {
-    const name = createHash('sha256').update(files.join('\n')).digest('hex').slice(0, 32);
+    const name = createHash('sha256')
+      .update(`${PARSE_VERSION}\n${files.join('\n')}`)
+      .digest('hex')
+      .slice(0, 32);
     const cache = new TemplateYamlCache(path.join(dir, `yaml-${name}.json`));
     try {
       const parsed = JSON.parse(await readFile(cache.file, 'utf8')) as unknown;
@@ -36,13 +45,14 @@ export class TemplateYamlCache implements ParsedYamlCache {
   }
 
   private static key(source: string): string {
-    return createHash('sha256').update(source).digest('base64');
+    return createHash('sha256').update(PARSE_VERSION).update(source).digest('base64');
   }
 
   get(source: string): unknown {
     const key = TemplateYamlCache.key(source);
     const hit = this.entries[key];
-    if (hit === undefined) {
+    // A template document is a mapping; anything else is no entry of this format.
+    if (hit === null || typeof hit !== 'object' || Array.isArray(hit)) {
       this.misses++;
       return undefined;
     }
