@@ -361,15 +361,19 @@ export function canonicalHeaderName(name: string): string {
 
 /**
  * Collects one response from undici's dispatch callbacks into HttpResponseData and settles
- * the request's guard. Header names as nuclei's Go client shows them (canonical MIME form,
- * whatever case the server used; repeated headers in order). The body stops at `maxBytes`:
- * the response settles there, truncated, and the exchange is cut (the connection closes).
+ * the request's guard. undici's callback form with raw headers (its newer form only wraps
+ * this one and builds a header object per response). Header names as nuclei's Go client shows
+ * them (canonical MIME form, whatever case the server used); a repeated header's values stay
+ * together, in order, where it first appeared. The body stops at `maxBytes`: the response
+ * settles there, truncated, and the exchange is cut (the connection closes).
  */
 class ResponseCollector implements Dispatcher.DispatchHandler {
   private status = 0;
+  private statusText = '';
   private headers: [string, string][] = [];
   private readonly chunks: Buffer[] = [];
   private size = 0;
+  private abortExchange: ((err?: Error) => void) | undefined = undefined;
 
   constructor(
     private readonly url: string,
@@ -378,46 +382,51 @@ class ResponseCollector implements Dispatcher.DispatchHandler {
     private readonly started: number,
   ) {}
 
-  onRequestStart(controller: Dispatcher.DispatchController): void {
+  onConnect(abort: (err?: Error) => void): void {
     // The scan's abort or the deadline ends the exchange (see RequestGuard).
+    this.abortExchange = abort;
     const guard = this.guard;
-    guard.addEventListener('abort', () => controller.abort(guard.reason as Error));
+    guard.addEventListener('abort', () => abort(guard.reason as Error));
   }
 
-  onResponseStart(
-    _controller: Dispatcher.DispatchController,
-    statusCode: number,
-    headers: Record<string, string | string[] | undefined>,
-  ): void {
+  onHeaders(statusCode: number, raw: Buffer[]): boolean {
     this.status = statusCode;
+    this.statusText = STATUS_TEXT[statusCode] ?? '';
     const pairs: [string, string][] = [];
-    for (const k in headers) {
-      const v = headers[k];
-      if (v === undefined) continue;
-      const name = canonicalHeaderName(k);
-      if (typeof v === 'string') pairs.push([name, v]);
-      else for (const one of v) pairs.push([name, one]);
+    for (let i = 0; i + 1 < raw.length; i += 2) {
+      const name = canonicalHeaderName((raw[i] as Buffer).toString('latin1'));
+      const value = (raw[i + 1] as Buffer).toString('utf8');
+      let at = -1;
+      for (let j = pairs.length - 1; j >= 0; j--)
+        if ((pairs[j] as [string, string])[0] === name) {
+          at = j;
+          break;
+        }
+      if (at < 0 || at === pairs.length - 1) pairs.push([name, value]);
+      else pairs.splice(at + 1, 0, [name, value]);
     }
     this.headers = pairs;
+    return true;
   }
 
-  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+  onData(chunk: Buffer): boolean {
     if (this.size + chunk.length > this.maxBytes) {
       this.chunks.push(chunk.subarray(0, this.maxBytes - this.size));
       this.size = this.maxBytes;
       this.finish(true);
-      controller.abort(new Error('response larger than the size limit'));
-      return;
+      this.abortExchange?.(new Error('response larger than the size limit'));
+      return false;
     }
     this.chunks.push(chunk);
     this.size += chunk.length;
+    return true;
   }
 
-  onResponseEnd(): void {
+  onComplete(): void {
     this.finish(false);
   }
 
-  onResponseError(_controller: Dispatcher.DispatchController, err: Error): void {
+  onError(err: Error): void {
     this.guard.settle(undefined, err);
   }
 
@@ -427,7 +436,7 @@ class ResponseCollector implements Dispatcher.DispatchHandler {
       {
         url: this.url,
         status: this.status,
-        statusText: STATUS_TEXT[this.status] ?? '',
+        statusText: this.statusText,
         headers: this.headers,
         body: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, this.size),
         truncated,
