@@ -52,6 +52,14 @@ export interface CompileOptions {
   templatesDir?: string;
   /** Maximum number of lines read from a payload file. */
   maxPayloadLines?: number;
+  /** Parsed YAML by content (see template-cache.ts): a hit skips the YAML parser. */
+  yamlCache?: ParsedYamlCache;
+}
+
+/** Parsed template documents looked up by the template's text. */
+export interface ParsedYamlCache {
+  get(source: string): unknown;
+  set(source: string, parsed: unknown): void;
 }
 
 const FLOW_PROTOCOLS = ['http', 'dns', 'tcp', 'network', 'ssl'];
@@ -409,9 +417,12 @@ export function compileTemplateSource(
   file: string,
   options: CompileOptions = {},
 ): LoadOutcome {
-  let raw: unknown;
+  let raw: unknown = options.yamlCache?.get(source);
   try {
-    raw = parseYamlKeepingDigits(stripDigest(source));
+    if (raw === undefined) {
+      raw = parseYamlKeepingDigits(stripDigest(source));
+      options.yamlCache?.set(source, raw);
+    }
   } catch (err) {
     // The YAML parser's message names the line and column and quotes the lines around it.
     return {
@@ -626,6 +637,8 @@ const WORD = /[A-Za-z_][A-Za-z0-9_]*/g;
  */
 function wordsOf(doc: unknown): Set<string> {
   const words = new Set<string>();
+  // The info block is text for people: nothing in it is evaluated against a response.
+  const { info: _info, ...rest } = (doc ?? {}) as Record<string, unknown>;
   const visit = (v: unknown): void => {
     if (typeof v === 'string') {
       for (const m of v.matchAll(WORD)) words.add(m[0]);
@@ -638,7 +651,7 @@ function wordsOf(doc: unknown): Set<string> {
       }
     }
   };
-  visit(doc);
+  visit(rest);
   return words;
 }
 

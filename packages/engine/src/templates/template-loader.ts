@@ -1,5 +1,7 @@
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readFileSync, statSync } from 'node:fs';
+import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { defaultTemplateCacheDir, TemplateYamlCache } from './template-cache.js';
 import { type CompileOptions, compileTemplateSource } from './template-compile.js';
 import type { CompiledTemplate, LoadOutcome } from './template-types.js';
 
@@ -23,15 +25,36 @@ export async function listTemplateFiles(dir: string): Promise<string[]> {
   return out;
 }
 
-export async function loadTemplateFile(file: string, options: CompileOptions = {}): Promise<LoadOutcome> {
+/**
+ * A template file's text, or why it cannot be loaded (too large, unreadable). Read
+ * synchronously: a template is a few kilobytes from the page cache, and the promise API's
+ * four thread-pool round trips a file cost more CPU than the read itself.
+ */
+function readTemplateFile(file: string): string | LoadOutcome {
   try {
-    const info = await stat(file);
+    const info = statSync(file);
     if (info.size > MAX_TEMPLATE_BYTES)
       return { status: 'invalid', file, field: '(file)', reason: `larger than ${MAX_TEMPLATE_BYTES} bytes` };
-    return compileTemplateSource(await readFile(file, 'utf8'), file, options);
+    return readFileSync(file, 'utf8');
   } catch (err) {
     return { status: 'invalid', file, field: '(file)', reason: (err as Error).message };
   }
+}
+
+export async function loadTemplateFile(file: string, options: CompileOptions = {}): Promise<LoadOutcome> {
+  const text = readTemplateFile(file);
+  return typeof text === 'string' ? compileTemplateSource(text, file, options) : text;
+}
+
+/** Sets smaller than this load fast enough without a cache file. */
+const CACHE_MIN_FILES = 200;
+
+export interface LoadOptions extends CompileOptions {
+  /**
+   * Folder of parsed-YAML caches (see template-cache.ts); default `defaultTemplateCacheDir()`.
+   * Used for sets of 200 templates or more.
+   */
+  cacheDir?: string;
 }
 
 export interface LoadedTemplates {
@@ -45,13 +68,29 @@ export interface LoadedTemplates {
  * Loads every template of a directory. Broken templates are listed with their reason, never
  * thrown; duplicate ids keep the first file and report the others as invalid.
  */
-export async function loadTemplates(dir: string, options: CompileOptions = {}): Promise<LoadedTemplates> {
+export async function loadTemplates(dir: string, options: LoadOptions = {}): Promise<LoadedTemplates> {
   const files = await listTemplateFiles(dir);
   const result: LoadedTemplates = { templates: [], invalid: [], skipped: [], total: files.length };
   const seen = new Set<string>();
-  const opts = { templatesDir: dir, ...options };
-  for (const file of files) {
-    const outcome = await loadTemplateFile(file, opts);
+  const { cacheDir = defaultTemplateCacheDir(), ...compileOptions } = options;
+  const cache =
+    cacheDir !== undefined && files.length >= CACHE_MIN_FILES
+      ? await TemplateYamlCache.open(
+          cacheDir,
+          files.map((f) => path.relative(dir, f)),
+        )
+      : undefined;
+  const opts: CompileOptions = {
+    templatesDir: dir,
+    ...compileOptions,
+    ...(cache ? { yamlCache: cache } : {}),
+  };
+  for (let i = 0; i < files.length; i++) {
+    const file = files[i] as string;
+    const text = readTemplateFile(file);
+    // Compiling is synchronous: give other work on this process a turn now and then.
+    if (i % 256 === 255) await new Promise((r) => setImmediate(r));
+    const outcome = typeof text === 'string' ? compileTemplateSource(text, file, opts) : text;
     if (outcome.status === 'ok') {
       if (seen.has(outcome.template.id)) {
         result.invalid.push({
@@ -68,6 +107,8 @@ export async function loadTemplates(dir: string, options: CompileOptions = {}): 
     } else if (outcome.status === 'invalid') result.invalid.push(outcome);
     else result.skipped.push(outcome);
   }
+  // A cache that cannot be written (read-only home, full disk) only costs the next load time.
+  await cache?.save().catch(() => {});
   return result;
 }
 

@@ -279,6 +279,57 @@ interface BlockOutcome {
   findings: TemplateFinding[];
 }
 
+/**
+ * One request block's operators over its responses: extractors run on every response (later
+ * requests and flows read their values), matchers decide, findings are collected.
+ */
+function blockOperators(template: CompiledTemplate, req: CompiledRequest, state: TemplateRunState) {
+  const { matchers, extractors } = req.operators;
+  const findings: TemplateFinding[] = [];
+  const pushFinding = (f: TemplateFinding | undefined) => {
+    if (f) findings.push(f);
+  };
+  const reportable = matchers.some((m) => !m.internal);
+  const ops = {
+    findings,
+    /** The last response's extracted values (non-internal), deduplicated. */
+    lastExtracted: NONE,
+    /** Named extractor values of this block so far (over the layer). */
+    vars: {} as Variables,
+    extract(resp: ProtocolResponse, layer: Variables): OperatorEvent {
+      const event = blockOperatorsEvent(resp, layer);
+      if (extractors.length === 0) {
+        ops.lastExtracted = NONE;
+        return event;
+      }
+      const extracted: string[] = [];
+      for (const ex of extractors) {
+        const values = ex.extract(event);
+        if (ex.name && values.length > 0) {
+          if (state.extracted) {
+            const all = state.extracted.get(ex.name) ?? [];
+            for (const v of values) if (!all.includes(v)) all.push(v);
+            state.extracted.set(ex.name, all);
+          }
+          state.vars[ex.name] = values[0] as string;
+          ops.vars[ex.name] = values[0] as string;
+          event.values[ex.name] = values[0] as string;
+        }
+        if (!ex.internal) extracted.push(...values);
+      }
+      ops.lastExtracted = [...new Set(extracted)];
+      return event;
+    },
+    evaluate(resp: ProtocolResponse, event: OperatorEvent, extracted: string[]): boolean {
+      const found = matchFindings(template, state, resp, req.operators, reportable, event, extracted);
+      if (!found) return false;
+      for (const f of found) pushFinding(f);
+      return true;
+    },
+  };
+  return ops;
+}
+
 async function runBlock(
   template: CompiledTemplate,
   req: CompiledRequest,
@@ -292,48 +343,9 @@ async function runBlock(
     state.errors.push(`${req.protocol} protocol not available`);
     return { matched: false, findings: [] };
   }
-  const { matchers, extractors } = req.operators;
-  const findings: TemplateFinding[] = [];
-  const pushFinding = (f: TemplateFinding | undefined) => {
-    if (f) findings.push(f);
-  };
+  const ops = blockOperators(template, req, state);
   let matchedAny = false;
   let last: { resp: ProtocolResponse; vars: Variables } | undefined;
-
-  let vars: Variables = {};
-  let lastExtracted: string[] = [];
-  // Extractors run on every response so that later requests can use their values.
-  const extract = (resp: ProtocolResponse, layer: Variables): OperatorEvent => {
-    const event = blockOperatorsEvent(resp, layer);
-    if (extractors.length === 0) {
-      lastExtracted = NONE;
-      return event;
-    }
-    const extracted: string[] = [];
-    for (const ex of extractors) {
-      const values = ex.extract(event);
-      if (ex.name && values.length > 0) {
-        if (state.extracted) {
-          const all = state.extracted.get(ex.name) ?? [];
-          for (const v of values) if (!all.includes(v)) all.push(v);
-          state.extracted.set(ex.name, all);
-        }
-        state.vars[ex.name] = values[0] as string;
-        vars[ex.name] = values[0] as string;
-        event.values[ex.name] = values[0] as string;
-      }
-      if (!ex.internal) extracted.push(...values);
-    }
-    lastExtracted = [...new Set(extracted)];
-    return event;
-  };
-  const reportable = matchers.some((m) => !m.internal);
-  const evaluate = (resp: ProtocolResponse, event: OperatorEvent, extracted: string[]): boolean => {
-    const found = matchFindings(template, state, resp, req.operators, reportable, event, extracted);
-    if (!found) return false;
-    for (const f of found) pushFinding(f);
-    return true;
-  };
   const oob = template.oob ? ctx.oob : undefined;
   let deferredAny = false;
 
@@ -359,14 +371,15 @@ async function runBlock(
       if (req.oobOperators && minted.length + (state.oobIds?.length ?? 0) > 0)
         ids = new Set([...(state.oobIds ?? []), ...minted]);
     }
-    vars = Object.assign(layer, values);
+    const vars = Object.assign(layer, values);
+    ops.vars = vars;
     try {
       for await (const resp of exec(sent, vars, ctx, state)) {
         counter.requests++;
         state.counter++;
         if (state.counter <= MAX_HISTORY_REQUESTS) keepIndexedParts(state, template, resp);
-        const event = extract(resp, vars);
-        if (lastExtracted.length > 0) allExtracted.push(...lastExtracted);
+        const event = ops.extract(resp, vars);
+        if (ops.lastExtracted.length > 0) allExtracted.push(...ops.lastExtracted);
         last = { resp, vars };
         if (ids) {
           // Its matchers read the call-backs: evaluated when they arrive.
@@ -387,7 +400,7 @@ async function runBlock(
             values: snapshotValues(event.values),
             ...(event.bytes ? { bytes: event.bytes } : {}),
             defaultPart: event.defaultPart,
-            extracted: lastExtracted === NONE ? [] : [...lastExtracted],
+            extracted: ops.lastExtracted === NONE ? [] : [...ops.lastExtracted],
             ids,
             interactions: [],
             matched: false,
@@ -396,7 +409,7 @@ async function runBlock(
         }
         if (req.protocol === 'http' && req.reqCondition) continue;
         if (req.operators.waitMs) await sleep(req.operators.waitMs, undefined, { signal: ctx.signal });
-        if (evaluate(resp, event, lastExtracted)) {
+        if (ops.evaluate(resp, event, ops.lastExtracted)) {
           matchedAny = true;
           if (req.protocol === 'http' && req.stopAtFirstMatch) break outer;
         }
@@ -409,9 +422,9 @@ async function runBlock(
   if (req.protocol === 'http' && req.reqCondition && last && !deferredAny) {
     if (req.operators.waitMs) await sleep(req.operators.waitMs, undefined, { signal: ctx.signal });
     const event = blockOperatorsEvent(last.resp, last.vars);
-    matchedAny = evaluate(last.resp, event, [...new Set(allExtracted)]);
+    matchedAny = ops.evaluate(last.resp, event, [...new Set(allExtracted)]);
   }
-  return { matched: matchedAny, findings };
+  return { matched: matchedAny, findings: ops.findings };
 }
 
 const FLOW_PART = /^(http|dns|tcp|network|ssl)_(\d+)_([A-Za-z][A-Za-z0-9_]*)$/;
@@ -424,13 +437,8 @@ const PROTOCOL_ALIASES: Record<string, CompiledRequest['protocol']> = {
   ssl: 'ssl',
 };
 
-/** Runs one template against one input (URL, host:port or name). Never throws for target errors. */
-export async function runTemplate(
-  template: CompiledTemplate,
-  input: string,
-  ctx: RunContext,
-  executors: ExecutorRegistry,
-): Promise<TemplateRunResult> {
+/** A template run's state before its first request: target and template variables. */
+function newRunState(template: CompiledTemplate, input: string, ctx: RunContext): TemplateRunState {
   const target = parseTarget(input);
   // Null-prototype layers: history sees the variables through its prototype, live.
   const vars = Object.assign(Object.create(null) as Variables, targetVariables(target));
@@ -461,6 +469,85 @@ export async function runTemplate(
     const r = interpolate(value, state.vars);
     state.vars[name] = r.text;
   }
+  return state;
+}
+
+/**
+ * Runs a request cluster (see template-cluster.ts) against one input: the shared request is
+ * sent once, each member's operators run on every response as if it had sent it itself. A
+ * member with stop-at-first-match stops deciding at its first match; the cluster stops sending
+ * only when every member has stopped. One result per member, in member order; the requests
+ * are counted once, on the first member.
+ */
+export async function runCluster(
+  cluster: CompiledTemplate,
+  input: string,
+  ctx: RunContext,
+  executors: ExecutorRegistry,
+): Promise<TemplateRunResult[]> {
+  const members = cluster.cluster ?? [cluster];
+  const state = newRunState(cluster, input, ctx);
+  const req = cluster.requests[0] as CompiledRequest;
+  const layer = Object.create(state.history) as Variables;
+  const runs = members.map((template) => {
+    const req = template.requests[0] as CompiledRequest;
+    // Each member reports and extracts on its own: its own fingerprints, its own variables.
+    const own: TemplateRunState = { ...state, reported: new Set(), vars: Object.create(state.vars) };
+    const ops = blockOperators(template, req, own);
+    ops.vars = Object.create(layer) as Variables;
+    const stops = req.protocol === 'http' && req.stopAtFirstMatch;
+    return { ops, stops, stopped: false, extracts: req.operators.extractors.length > 0 };
+  });
+  let requests = 0;
+  let failure: string | undefined;
+  const exec = executors[req.protocol];
+  if (!exec) failure = `${req.protocol} protocol not available`;
+  else {
+    try {
+      for await (const resp of exec(req, layer, ctx, state)) {
+        requests++;
+        state.counter++;
+        if (state.counter <= MAX_HISTORY_REQUESTS) keepIndexedParts(state, cluster, resp);
+        const shared = blockOperatorsEvent(resp, layer);
+        let open = 0;
+        for (const run of runs) {
+          if (run.stopped) continue;
+          // A member's named extractors write into its own view of the response.
+          // (Over the response itself, so its evidence method still reads its own fields.)
+          const view: ProtocolResponse = run.extracts
+            ? Object.create(resp, { event: { value: { ...shared, values: Object.create(shared.values) } } })
+            : resp;
+          const event = run.ops.extract(view, view === resp ? layer : shared.values);
+          if (run.ops.evaluate(view, event, run.ops.lastExtracted) && run.stops) run.stopped = true;
+          else open++;
+        }
+        if (open === 0) break;
+      }
+    } catch (err) {
+      if (err instanceof HostSkippedError) state.incomplete.add('host_unresponsive');
+      failure = (err as Error).message;
+    }
+  }
+  return runs.map((run, i) => {
+    const unique = new Map(run.ops.findings.map((f) => [f.fingerprint, f]));
+    const id = (members[i] as CompiledTemplate).id;
+    return {
+      findings: [...unique.values()],
+      errors: failure === undefined ? [...state.errors] : [...state.errors, `${id}: ${failure}`],
+      requests: i === 0 ? requests : 0,
+      incomplete: new Set(state.incomplete),
+    };
+  });
+}
+
+/** Runs one template against one input (URL, host:port or name). Never throws for target errors. */
+export async function runTemplate(
+  template: CompiledTemplate,
+  input: string,
+  ctx: RunContext,
+  executors: ExecutorRegistry,
+): Promise<TemplateRunResult> {
+  const state = newRunState(template, input, ctx);
   const counter = { requests: 0 };
   const findings: TemplateFinding[] = [];
   try {

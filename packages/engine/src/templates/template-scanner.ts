@@ -6,7 +6,14 @@ import type { OobProvider } from '../protocols/oob/oob-types.js';
 import { mapConcurrent } from './concurrency.js';
 import { HostGate, RateLimiter, type UnresponsiveHost } from './politeness.js';
 import type { DnsServer, RunContext } from './run-types.js';
-import { type ExecutorRegistry, type IncompleteReason, runTemplate } from './template-runner.js';
+import { clusterTemplates } from './template-cluster.js';
+import {
+  type ExecutorRegistry,
+  type IncompleteReason,
+  runCluster,
+  runTemplate,
+  type TemplateRunResult,
+} from './template-runner.js';
 import type { CompiledTemplate } from './template-types.js';
 
 export interface TemplateScanOptions {
@@ -152,11 +159,14 @@ export class TemplateScanner {
     };
   }
 
-  /** Runs every template against every input (see `batchedJobs` for the order). */
+  /**
+   * Runs every template against every input (see `batchedJobs` for the order); identical
+   * requests of different templates are sent once (see template-cluster.ts).
+   */
   scan(templates: CompiledTemplate[], inputs: string[]): AsyncGenerator<TemplateFinding> {
     this.summary.templates += templates.length;
     this.summary.targets += inputs.length;
-    return this.run(batchedJobs(templates, inputs, this.batchSize()));
+    return this.run(batchedJobs(clusterTemplates(templates), inputs, this.batchSize()));
   }
 
   /** Inputs scanned together: enough to spread load across hosts, few enough to bound memory. */
@@ -181,7 +191,7 @@ export class TemplateScanner {
     const waiting = new Set<Promise<void>>();
     const ready: TemplateFinding[] = [];
     const oob = this.oob;
-    const wait = (pending: NonNullable<Awaited<ReturnType<typeof runTemplate>>['pending']>) => {
+    const wait = (pending: NonNullable<TemplateRunResult['pending']>) => {
       if (!oob) return;
       const p: Promise<void> = oob.watch(pending).then((findings) => {
         waiting.delete(p);
@@ -198,19 +208,15 @@ export class TemplateScanner {
         jobs,
         this.options.concurrency ?? 25,
         async (job) => {
-          const r = await runTemplate(job.template, job.input, this.ctx, this.executors);
-          if (r.pending) wait(r.pending);
-          this.summary.tasks++;
-          this.summary.requests += r.requests;
-          this.summary.errors += r.errors.length;
-          this.summary.findings += r.findings.length;
-          for (const reason of r.incomplete)
-            this.summary.incomplete[reason] = (this.summary.incomplete[reason] ?? 0) + 1;
-          for (const e of r.errors) this.ctx.log('warn', e);
-          return [
-            ...r.findings.map((finding) => ({ kind: 'finding' as const, finding })),
-            { kind: 'task' as const, done: this.summary.tasks, job, errors: r.errors },
-          ];
+          // A cluster is one run for its members: one task each.
+          const members = job.template.cluster;
+          const results = members
+            ? await runCluster(job.template, job.input, this.ctx, this.executors)
+            : [await runTemplate(job.template, job.input, this.ctx, this.executors)];
+          for (const r of results) if (r.pending) wait(r.pending);
+          return results.flatMap((r, i) =>
+            this.finished(members ? { template: members[i] as CompiledTemplate, input: job.input } : job, r),
+          );
         },
         this.ctx.signal,
       )) {
@@ -232,6 +238,21 @@ export class TemplateScanner {
       oob?.close();
       this.summary.unresponsiveHosts = this.ctx.hosts.unresponsive();
     }
+  }
+
+  /** Counts one finished template × input task; its findings, then the task itself. */
+  private finished(job: TemplateJob, r: TemplateRunResult) {
+    this.summary.tasks++;
+    this.summary.requests += r.requests;
+    this.summary.errors += r.errors.length;
+    this.summary.findings += r.findings.length;
+    for (const reason of r.incomplete)
+      this.summary.incomplete[reason] = (this.summary.incomplete[reason] ?? 0) + 1;
+    for (const e of r.errors) this.ctx.log('warn', e);
+    return [
+      ...r.findings.map((finding) => ({ kind: 'finding' as const, finding })),
+      { kind: 'task' as const, done: this.summary.tasks, job, errors: r.errors },
+    ];
   }
 
   async close(): Promise<void> {

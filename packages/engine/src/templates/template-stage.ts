@@ -7,6 +7,7 @@ import type { Stage, StageContext } from '../pipeline/stage.js';
 import { defaultExecutors } from '../protocols/index.js';
 import { inputHost, intrusiveGate, isIntrusiveTemplate } from './intrusive.js';
 import type { DnsServer } from './run-types.js';
+import { clusterTemplates } from './template-cluster.js';
 import { countSkipReasons, type LoadedTemplates, loadTemplates } from './template-loader.js';
 import {
   emptyScanSummary,
@@ -138,7 +139,7 @@ export async function* runTemplateStage(
   );
   const scanner = new TemplateScanner(defaultExecutors, scanOptions);
   try {
-    yield* scanner.run(templateJobs(selected, input));
+    yield* scanner.run(templateJobs(clusterTemplates(selected), input));
   } finally {
     scanner.summary.templates = selected.length;
     result.summary = scanner.summary;
@@ -380,7 +381,8 @@ export function createTemplateStage(config: TemplateStageConfig = {}): Stage {
       let lastProgress = 0;
       try {
         const jobs = (function* () {
-          for (const job of templateJobs(selected, input)) if (isPermitted(job)) yield job;
+          // Identical requests of different templates are sent once (a cluster is one job).
+          for (const job of templateJobs(clusterTemplates(selected), input)) if (isPermitted(job)) yield job;
         })();
         for await (const item of scanner.runWithProgress(jobs)) {
           if (item.kind === 'finding') {

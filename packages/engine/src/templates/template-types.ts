@@ -140,6 +140,11 @@ export interface CompiledTemplate {
    * build every part.
    */
   httpParts?: HttpPartsWanted;
+  /**
+   * A request cluster (see template-cluster.ts): these templates share this one request, sent
+   * once per input; each member's own operators decide on the response.
+   */
+  cluster?: CompiledTemplate[];
 }
 
 /** Derived http response parts, built only when a template's text names them. */

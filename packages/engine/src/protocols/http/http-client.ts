@@ -360,6 +360,97 @@ export function canonicalHeaderName(name: string): string {
   return c;
 }
 
+/**
+ * Collects one response from undici's dispatch callbacks into HttpResponseData and settles
+ * the request's guard. undici's callback form with raw headers (its newer form only wraps
+ * this one and builds a header object per response). Header names as nuclei's Go client shows
+ * them (canonical MIME form, whatever case the server used); a repeated header's values stay
+ * together, in order, where it first appeared. The body stops at `maxBytes`: the response
+ * settles there, truncated, and the exchange is cut (the connection closes).
+ */
+class ResponseCollector implements Dispatcher.DispatchHandler {
+  private status = 0;
+  private statusText = '';
+  private headers: [string, string][] = [];
+  private readonly chunks: Buffer[] = [];
+  private size = 0;
+  private abortExchange: ((err?: Error) => void) | undefined = undefined;
+
+  constructor(
+    private readonly url: string,
+    private readonly guard: RequestGuard,
+    private readonly maxBytes: number,
+    private readonly started: number,
+    /** Takes over an error it can answer another way (true), e.g. a refused 101. */
+    private readonly recover: (err: Error) => boolean = () => false,
+  ) {}
+
+  onConnect(abort: (err?: Error) => void): void {
+    // The scan's abort or the deadline ends the exchange (see RequestGuard).
+    this.abortExchange = abort;
+    const guard = this.guard;
+    guard.addEventListener('abort', () => abort(guard.reason as Error));
+  }
+
+  onHeaders(statusCode: number, raw: Buffer[]): boolean {
+    this.status = statusCode;
+    this.statusText = STATUS_TEXT[statusCode] ?? '';
+    const pairs: [string, string][] = [];
+    for (let i = 0; i + 1 < raw.length; i += 2) {
+      const name = canonicalHeaderName((raw[i] as Buffer).toString('latin1'));
+      const value = (raw[i + 1] as Buffer).toString('utf8');
+      let at = -1;
+      for (let j = pairs.length - 1; j >= 0; j--)
+        if ((pairs[j] as [string, string])[0] === name) {
+          at = j;
+          break;
+        }
+      if (at < 0 || at === pairs.length - 1) pairs.push([name, value]);
+      else pairs.splice(at + 1, 0, [name, value]);
+    }
+    this.headers = pairs;
+    return true;
+  }
+
+  onData(chunk: Buffer): boolean {
+    if (this.size + chunk.length > this.maxBytes) {
+      this.chunks.push(chunk.subarray(0, this.maxBytes - this.size));
+      this.size = this.maxBytes;
+      this.finish(true);
+      this.abortExchange?.(new Error('response larger than the size limit'));
+      return false;
+    }
+    this.chunks.push(chunk);
+    this.size += chunk.length;
+    return true;
+  }
+
+  onComplete(): void {
+    this.finish(false);
+  }
+
+  onError(err: Error): void {
+    if (this.recover(err)) return;
+    this.guard.settle(undefined, err);
+  }
+
+  private finish(truncated: boolean): void {
+    const chunks = this.chunks;
+    this.guard.settle(
+      {
+        url: this.url,
+        status: this.status,
+        statusText: this.statusText,
+        headers: this.headers,
+        body: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, this.size),
+        truncated,
+        durationMs: performance.now() - this.started,
+      },
+      undefined,
+    );
+  }
+}
+
 export class HttpClient {
   readonly dispatcher: Dispatcher;
   private readonly owned: boolean;
@@ -434,36 +525,24 @@ export class HttpClient {
     return promise;
   }
 
-  /** The exchange itself; it never throws: it settles the guard. */
-  private async exchange(
+  /**
+   * The exchange itself, on undici's dispatch API: a handler collects the response and
+   * settles the guard (no response stream, no promise per chunk). It never throws.
+   */
+  private exchange(
     init: HttpRequestInit,
     prepared: { path: string; headers: Record<string, string> },
     guard: RequestGuard,
     maxBytes: number,
     started: number,
-  ): Promise<void> {
-    try {
-      guard.settle(await this.read(init, prepared, guard, maxBytes, started), undefined);
-    } catch (err) {
-      guard.settle(undefined, err);
-    }
-  }
-
-  private async read(
-    init: HttpRequestInit,
-    prepared: { path: string; headers: Record<string, string> },
-    guard: RequestGuard,
-    maxBytes: number,
-    started: number,
-  ): Promise<HttpResponseData> {
-    // dispatcher.request sends the path as given: path-traversal checks need `/.%2e/` and
-    // `/../` to reach the server unnormalised.
-    const options: Dispatcher.RequestOptions = {
+  ): void {
+    // dispatch sends the path as given: path-traversal checks need `/.%2e/` and `/../` to
+    // reach the server unnormalised.
+    const options: Dispatcher.DispatchOptions = {
       origin: splitRawUrl(init.url).origin,
       path: prepared.path,
       method: init.method as Dispatcher.HttpMethod,
       headers: prepared.headers,
-      signal: guard as unknown as AbortSignal,
     };
     if (init.body !== undefined && init.body !== '') options.body = init.body;
     if (init.timeoutMs !== undefined) {
@@ -472,64 +551,25 @@ export class HttpClient {
     }
     // undici takes a per-request server name (it reconnects when it changes); not in its types.
     if (init.servername) (options as { servername?: string }).servername = init.servername;
-    let res: Dispatcher.ResponseData;
-    try {
-      res = await this.dispatcher.request(options);
-    } catch (err) {
-      // undici fails a request answered `101 Switching Protocols` that did not ask to
-      // upgrade ('bad upgrade', or one of its parser's assertions when the answer has no
-      // Upgrade header); nuclei reads that answer as the response: ask again over a socket.
-      if (!isRefusedUpgrade(err)) throw err;
-      const raw = await this.rawExchange(init, serializeRequest(init, prepared), guard, maxBytes);
-      return { ...raw, durationMs: performance.now() - started };
-    }
-    // undici lowercases the names; nuclei's Go client shows them in canonical MIME form,
-    // which is the same whatever case the server used (repeated headers stay in order).
-    const h = res.headers;
-    const pairs: [string, string][] = [];
-    let declared = Number.NaN;
-    for (const k in h) {
-      const v = h[k];
-      if (v === undefined) continue;
-      const name = canonicalHeaderName(k);
-      if (typeof v === 'string') pairs.push([name, v]);
-      else for (const one of v) pairs.push([name, one]);
-      if (name === 'Content-Length') declared = Number(typeof v === 'string' ? v : v[0]);
-    }
-    let body: Buffer;
-    let truncated = false;
-    if (Number.isFinite(declared) && declared <= maxBytes) {
-      // The length is known and under the cap: one read, no stream iteration.
-      body = Buffer.from(await res.body.arrayBuffer());
-    } else {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      try {
-        for await (const chunk of res.body) {
-          const buf = chunk as Buffer;
-          if (size + buf.length > maxBytes) {
-            chunks.push(buf.subarray(0, maxBytes - size));
-            size = maxBytes;
-            truncated = true;
-            break;
-          }
-          chunks.push(buf);
-          size += buf.length;
-        }
-      } finally {
-        if (truncated) res.body.destroy();
-      }
-      body = Buffer.concat(chunks);
-    }
-    return {
-      url: init.url,
-      status: res.statusCode,
-      statusText: STATUS_TEXT[res.statusCode] ?? '',
-      headers: pairs,
-      body,
-      truncated,
-      durationMs: performance.now() - started,
+    // undici fails a request answered `101 Switching Protocols` that did not ask to upgrade
+    // ('bad upgrade', or one of its parser's assertions when the answer has no Upgrade
+    // header); nuclei reads that answer as the response: ask again over a socket.
+    const refusedUpgrade = (err: Error): boolean => {
+      if (!isRefusedUpgrade(err)) return false;
+      this.rawExchange(init, serializeRequest(init, prepared), guard, maxBytes).then(
+        (raw) => guard.settle({ ...raw, durationMs: performance.now() - started }, undefined),
+        (e) => guard.settle(undefined, e),
+      );
+      return true;
     };
+    try {
+      this.dispatcher.dispatch(
+        options,
+        new ResponseCollector(init.url, guard, maxBytes, started, refusedUpgrade),
+      );
+    } catch (err) {
+      guard.settle(undefined, err);
+    }
   }
 
   /**

@@ -1,0 +1,54 @@
+// Child process of bench-corpus-selection.ts: loads a corpus folder (with the parsed-YAML
+// cache in the folder given), selects its http templates as a scan does — `default`: nuclei's
+// default exclusions (DEFAULT_EXCLUDED_TAGS and the set's .nuclei-ignore), `all`: every one —
+// and runs them against one web host at the default politeness. Prints one JSON line.
+import path from 'node:path';
+import { defaultExecutors } from '../src/protocols/index.js';
+import { clusterTemplates } from '../src/templates/template-cluster.js';
+import { loadTemplates } from '../src/templates/template-loader.js';
+import { TemplateScanner } from '../src/templates/template-scanner.js';
+import {
+  DEFAULT_EXCLUDED_TAGS,
+  readIgnoreList,
+  selectTemplates,
+} from '../src/templates/template-selection.js';
+
+const [dir, url, mode, cacheDir] = process.argv.slice(2) as [string, string, 'default' | 'all', string];
+const started = performance.now();
+const loaded = await loadTemplates(dir, { cacheDir });
+const loadMs = performance.now() - started;
+const http = loaded.templates.filter((t) => t.protocols.has('http'));
+const ignore = await readIgnoreList(path.dirname(dir));
+const selected =
+  mode === 'all'
+    ? http
+    : selectTemplates(http, {
+        excludeTags: [...DEFAULT_EXCLUDED_TAGS, ...ignore.tags],
+        excludeFiles: ignore.files,
+      });
+const scanner = new TemplateScanner(defaultExecutors);
+let findings = 0;
+const scanStarted = performance.now();
+try {
+  for await (const _f of scanner.scan(selected, [url])) findings++;
+} finally {
+  await scanner.close();
+}
+const s = scanner.summary;
+const ru = process.resourceUsage();
+process.stdout.write(
+  JSON.stringify({
+    mode,
+    loadMs,
+    scanMs: performance.now() - scanStarted,
+    wallMs: performance.now() - started,
+    cpuMs: (ru.userCPUTime + ru.systemCPUTime) / 1000,
+    selected: selected.length,
+    clusters: clusterTemplates(selected).length,
+    tasks: s.tasks,
+    requests: s.requests,
+    findings,
+    errors: s.errors,
+    maxRssMb: ru.maxRSS / 1024,
+  }),
+);

@@ -1,0 +1,114 @@
+import { createHash } from 'node:crypto';
+import { mkdir, readdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { ParsedYamlCache } from './template-compile.js';
+
+/**
+ * Parsing YAML is most of the time a large template set takes to load (≈ 1.5 ms a template
+ * with the `yaml` package). This cache keeps each template's parsed document as JSON, keyed
+ * by the SHA-256 of the template's text: a file whose text changed misses and is parsed again,
+ * so a hit is always the document the parser would give. Compiling (operators, regexes,
+ * payload files) still runs on every load. One cache file per template set (named by its list
+ * of files); it holds only the entries the last load used.
+ */
+/**
+ * The parse this cache stands for: change it whenever parsing changes (template-compile.ts's
+ * parseYamlKeepingDigits, the `yaml` package's version), so older entries are never used.
+ */
+const PARSE_VERSION = 'yaml@2-keep-digits-1';
+
+export class TemplateYamlCache implements ParsedYamlCache {
+  private entries: Record<string, unknown> = Object.create(null);
+  private readonly used: Record<string, unknown> = Object.create(null);
+  private dirty = false;
+  hits = 0;
+  misses = 0;
+
+  private constructor(private readonly file: string) {}
+
+  /** The cache of the set whose (relative, sorted) file list is `files`, read from `dir`. */
+  static async open(dir: string, files: string[]): Promise<TemplateYamlCache> {
+    const name = createHash('sha256')
+      .update(`${PARSE_VERSION}\n${files.join('\n')}`)
+      .digest('hex')
+      .slice(0, 32);
+    const cache = new TemplateYamlCache(path.join(dir, `yaml-${name}.json`));
+    try {
+      const parsed = JSON.parse(await readFile(cache.file, 'utf8')) as unknown;
+      if (parsed && typeof parsed === 'object' && !Array.isArray(parsed))
+        cache.entries = Object.assign(Object.create(null), parsed) as Record<string, unknown>;
+    } catch {
+      // No cache yet, or an unreadable one: everything is parsed and the file rewritten.
+    }
+    return cache;
+  }
+
+  private static key(source: string): string {
+    return createHash('sha256').update(PARSE_VERSION).update(source).digest('base64');
+  }
+
+  get(source: string): unknown {
+    const key = TemplateYamlCache.key(source);
+    const hit = this.entries[key];
+    // A template document is a mapping; anything else is no entry of this format.
+    if (hit === null || typeof hit !== 'object' || Array.isArray(hit)) {
+      this.misses++;
+      return undefined;
+    }
+    // Each document is handed out once (two files with the same text get their own copy).
+    delete this.entries[key];
+    this.used[key] = hit;
+    this.hits++;
+    return hit;
+  }
+
+  set(source: string, parsed: unknown): void {
+    // Only documents JSON keeps as they are (no .inf/.nan numbers) are cached.
+    try {
+      JSON.stringify(parsed, (_k, v) => {
+        if (typeof v === 'number' && !Number.isFinite(v)) throw new Error('not JSON');
+        return v;
+      });
+    } catch {
+      return;
+    }
+    this.used[TemplateYamlCache.key(source)] = parsed;
+    this.dirty = true;
+  }
+
+  /** Writes the entries this load used, when it parsed anything new (atomically: temp + rename). */
+  async save(): Promise<void> {
+    if (!this.dirty && Object.keys(this.entries).length === 0) return;
+    await mkdir(path.dirname(this.file), { recursive: true });
+    const tmp = `${this.file}.${process.pid}.tmp`;
+    await writeFile(tmp, JSON.stringify(this.used));
+    await rename(tmp, this.file);
+    await pruneCacheDir(path.dirname(this.file), KEEP_SETS);
+  }
+}
+
+/** Cache files kept per cache folder (the most recently written sets). */
+const KEEP_SETS = 6;
+
+async function pruneCacheDir(dir: string, keep: number): Promise<void> {
+  const files = (await readdir(dir)).filter((f) => /^yaml-[0-9a-f]+\.json$/.test(f));
+  if (files.length <= keep) return;
+  const withTimes = await Promise.all(
+    files.map(async (f) => ({ f, t: (await stat(path.join(dir, f)).catch(() => undefined))?.mtimeMs ?? 0 })),
+  );
+  withTimes.sort((a, b) => b.t - a.t);
+  for (const { f } of withTimes.slice(keep)) await unlink(path.join(dir, f)).catch(() => {});
+}
+
+/**
+ * Where template caches live: `PERIMETER_TEMPLATE_CACHE` (`off` disables them), else the
+ * user's cache folder (`$XDG_CACHE_HOME/perimeter/templates`, `~/.cache/perimeter/templates`).
+ */
+export function defaultTemplateCacheDir(): string | undefined {
+  const env = process.env.PERIMETER_TEMPLATE_CACHE;
+  if (env === 'off') return undefined;
+  if (env) return env;
+  const base = process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache');
+  return path.join(base, 'perimeter', 'templates');
+}
