@@ -54,6 +54,7 @@ export const REPORT_NOTICES = [
   'leak_check_not_configured',
   'cve_database_empty',
   'cve_database_stale',
+  'oob_not_configured',
 ] as const;
 export const ZReportNotice = z.enum(REPORT_NOTICES);
 export type TReportNotice = z.infer<typeof ZReportNotice>;

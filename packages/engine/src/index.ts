@@ -50,6 +50,7 @@ export { recogniseBanner, recogniseServerHeader } from './ports/service-recognit
 export { type HttpProbeResult, HttpProber } from './probe/http-probe.js';
 export { faviconHash, mmh3 } from './probe/mmh3.js';
 export { fetchTlsInfo, type TlsCertificateInfo } from './probe/tls-info.js';
+export type { OobInteraction, OobProtocol, OobProvider } from './protocols/oob/oob-types.js';
 export { connectGuarded, createGuardedConnector } from './scope/guarded-net.js';
 export { DEFAULT_DENY, ScopeError, ScopePolicy, type ScopePolicyOptions } from './scope/scope-policy.js';
 export { parseTarget, type Target, TargetError, type TargetInput } from './scope/targets.js';

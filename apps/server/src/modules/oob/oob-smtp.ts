@@ -1,0 +1,68 @@
+import type { AddressInfo } from 'node:net';
+import { SMTPServer } from 'smtp-server';
+import type { Listener } from './oob-dns.ts';
+import { idsOfName, plainAddress, RAW_LIMIT, truncate } from './oob-fns.ts';
+import type { Recorder } from './oob-recorder.ts';
+
+/**
+ * An SMTP listener that accepts mail for any address under the zone (nothing else: other
+ * recipients are refused, so it relays nothing), keeps at most RAW_LIMIT bytes of the message and
+ * records one interaction per mail when a recipient's domain carries a live id.
+ */
+export async function startSmtp(
+  host: string,
+  port: number,
+  zone: string,
+  recorder: Recorder,
+): Promise<Listener> {
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS', 'AUTH'],
+    logger: false,
+    banner: 'Perimeter out-of-band interaction server',
+    size: 1024 * 1024,
+    socketTimeout: 15_000,
+    onRcptTo(address, _session, callback) {
+      const domain = address.address.split('@').pop()?.toLowerCase() ?? '';
+      if (domain !== zone && !domain.endsWith(`.${zone}`))
+        return callback(new Error('550 relay not permitted'));
+      callback();
+    },
+    onData(stream, session, callback) {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      stream.on('data', (c: Buffer) => {
+        if (size < RAW_LIMIT) chunks.push(c);
+        size += c.length;
+      });
+      stream.on('end', () => {
+        callback();
+        const rcpt = session.envelope.rcptTo.map((r) => r.address);
+        const from = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
+        const ids = rcpt.flatMap((a) => idsOfName(a.split('@').pop() ?? '', zone));
+        if (!ids.length) return;
+        const head = `HELO ${session.hostNameAppearsAs}\r\nMAIL FROM:<${from}>\r\n${rcpt.map((a) => `RCPT TO:<${a}>`).join('\r\n')}\r\nDATA\r\n`;
+        void recorder.record({
+          ids,
+          protocol: 'smtp',
+          remoteAddress: plainAddress(session.remoteAddress),
+          rawRequest: truncate(head + Buffer.concat(chunks).toString('latin1')),
+          rawResponse: '250 OK: message accepted',
+        });
+      });
+    },
+  });
+  server.on('error', () => {});
+  await new Promise<void>((resolve, reject) => {
+    server.server.once('error', reject);
+    server.listen(port, host, () => {
+      server.server.off('error', reject);
+      resolve();
+    });
+  });
+  return {
+    protocol: 'smtp',
+    address: server.server.address() as AddressInfo,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
