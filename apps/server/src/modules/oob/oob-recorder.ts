@@ -44,6 +44,7 @@ interface Known {
 }
 
 const NEGATIVE_MS = 10_000;
+const POSITIVE_MS = 60_000;
 const MAX_KNOWN = 50_000;
 
 /**
@@ -166,7 +167,12 @@ export class Recorder {
     });
     if (this.known.size >= MAX_KNOWN) this.known.clear();
     const entry: Known = row
-      ? { live: true, until: row.expiresAt.getTime(), stored: Math.max(row.stored, k?.live ? k.stored : 0) }
+      ? {
+          live: true,
+          // Re-read within a minute: an expired (deleted) correlation stops accepting soon after.
+          until: Math.min(row.expiresAt.getTime(), now + POSITIVE_MS),
+          stored: Math.max(row.stored, k?.live ? k.stored : 0),
+        }
       : { live: false, until: now + NEGATIVE_MS, stored: 0 };
     this.known.set(id, entry);
     return entry.live ? entry : undefined;

@@ -25,7 +25,8 @@ export async function liveCorrelation(
   const [row] = await db
     .select({
       expiresAt: oobCorrelations.expiresAt,
-      stored: sql<number>`(select count(*)::int from ${oobInteractions} where ${oobInteractions.correlationId} = ${oobCorrelations.id})`,
+      // Qualified by hand: inside a select list drizzle leaves column names bare.
+      stored: sql<number>`(select count(*)::int from oob_interactions i where i.correlation_id = oob_correlations.id)`,
     })
     .from(oobCorrelations)
     .where(and(eq(oobCorrelations.id, id), gt(oobCorrelations.expiresAt, sql`now()`)));

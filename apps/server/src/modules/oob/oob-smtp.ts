@@ -36,10 +36,11 @@ export async function startSmtp(
         size += c.length;
       });
       stream.on('end', () => {
-        callback();
+        // Read the envelope before answering: smtp-server resets it for the next mail.
         const rcpt = session.envelope.rcptTo.map((r) => r.address);
         const from = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
         const ids = rcpt.flatMap((a) => idsOfName(a.split('@').pop() ?? '', zone));
+        callback();
         if (!ids.length) return;
         const head = `HELO ${session.hostNameAppearsAs}\r\nMAIL FROM:<${from}>\r\n${rcpt.map((a) => `RCPT TO:<${a}>`).join('\r\n')}\r\nDATA\r\n`;
         void recorder.record({
