@@ -24,6 +24,9 @@ import { type Api, seedScan, signUp } from './support/scan-lab.ts';
 const ZONE = 'oob.perimeter.test';
 const HOST = '127.0.250.1';
 
+/** dns-packet decodes the response code too; its types leave it out. */
+type Answered = DecodedPacket & { rcode?: string };
+
 let t: TestApp;
 let oob: OobServer;
 let sql: pg.Client;
@@ -36,9 +39,9 @@ const portOf = (protocol: string) => {
   return l.address.port;
 };
 
-function udpQuery(name: string, type: dnsPacket.RecordType = 'A', recursive = false): Promise<DecodedPacket> {
+function udpQuery(name: string, type: dnsPacket.RecordType = 'A', recursive = false): Promise<Answered> {
   const socket = dgram.createSocket('udp4');
-  return new Promise<DecodedPacket>((resolve, reject) => {
+  return new Promise<Answered>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('no DNS answer')), 5000);
     socket.on('message', (msg) => {
       clearTimeout(timer);
@@ -58,7 +61,7 @@ function udpQuery(name: string, type: dnsPacket.RecordType = 'A', recursive = fa
   });
 }
 
-function tcpQuery(name: string, type: dnsPacket.RecordType = 'A'): Promise<DecodedPacket> {
+function tcpQuery(name: string, type: dnsPacket.RecordType = 'A'): Promise<Answered> {
   return new Promise((resolve, reject) => {
     const socket = net.connect(portOf('dns/tcp'), HOST, () =>
       socket.write(dnsPacket.streamEncode({ type: 'query', id: 7, questions: [{ type, name }] })),
@@ -68,7 +71,7 @@ function tcpQuery(name: string, type: dnsPacket.RecordType = 'A'): Promise<Decod
       buf = Buffer.concat([buf, c]);
       if (buf.length >= 2 && buf.length >= 2 + buf.readUInt16BE(0)) {
         socket.end();
-        resolve(dnsPacket.streamDecode(buf) as DecodedPacket);
+        resolve(dnsPacket.streamDecode(buf) as Answered);
       }
     });
     socket.on('error', reject);

@@ -27,6 +27,9 @@ export interface ReportTexts {
   howToResolve: string;
   howToReproduce: string;
   evidence: string;
+  /** Out-of-band call-backs of a finding (docs/oob.md). */
+  oobInteractions: string;
+  oobLate: string;
   references: string;
   classification: string;
   status: string;
@@ -119,6 +122,8 @@ const en: ReportTexts = {
   howToResolve: 'How to resolve',
   howToReproduce: 'How to reproduce',
   evidence: 'Evidence',
+  oobInteractions: 'Out-of-band interactions (call-backs to Perimeter)',
+  oobLate: 'The call-back arrived after the check’s wait; it was found when the stage ended.',
   references: 'Web references',
   classification: 'Classification',
   status: 'Status',
@@ -248,6 +253,8 @@ const ru: ReportTexts = {
   howToResolve: 'Как устранить',
   howToReproduce: 'Как воспроизвести',
   evidence: 'Доказательство',
+  oobInteractions: 'Внеполосные взаимодействия (обратные вызовы на Perimeter)',
+  oobLate: 'Обратный вызов пришёл после ожидания проверки; он найден при завершении этапа.',
   references: 'Ссылки',
   classification: 'Классификация',
   status: 'Статус',
