@@ -359,25 +359,26 @@ describe('what is stored', () => {
     const kept = old.newId();
     await udpQuery(`${kept}.${ZONE}`);
     expect(await polled(old, kept)).toHaveLength(1);
-    // Never looked up before: an already expired correlation accepts nothing.
-    const expired = await PgOobProvider.register(ctx.db, {
-      domain: ZONE,
-      scanId,
-      userId: alice.userId,
-      retentionHours: 1,
-    });
+    // Registered already expired (so no look-up or refresh ever caches it live): accepts nothing.
+    const expired = randomToken(20);
     await sql.query(
-      `update oob_correlations set expires_at = now() - interval '1 second' where id = any($1)`,
-      [[old.correlationId, expired.correlationId]],
+      `insert into oob_correlations (id, scan_id, user_id, expires_at) values ($1, $2, $3, now() - interval '1 second')`,
+      [expired, scanId, alice.userId],
     );
-    const late = expired.newId();
+    await sql.query(`update oob_correlations set expires_at = now() - interval '1 second' where id = $1`, [
+      old.correlationId,
+    ]);
+    const late = expired + randomToken(13);
     await udpQuery(`${late}.${ZONE}`);
     await oob.recorder.flush();
-    expect(await expired.poll([late])).toEqual([]);
+    const rows = await sql.query('select count(*)::int as n from oob_interactions where full_id = $1', [
+      late,
+    ]);
+    expect(rows.rows[0].n).toBe(0);
     expect(await expireOob(ctx)).toBe(2);
     expect(await old.poll([kept])).toEqual([]);
     const left = await sql.query('select count(*)::int as n from oob_correlations where id = any($1)', [
-      [old.correlationId, expired.correlationId],
+      [old.correlationId, expired],
     ]);
     expect(left.rows[0].n).toBe(0);
     // Alice's live correlation keeps its rows.

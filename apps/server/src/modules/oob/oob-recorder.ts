@@ -2,7 +2,7 @@ import type { OobProtocol } from '@perimeter/engine';
 import type { Db } from '../../db/client.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { CORRELATION_LENGTH, ID_LENGTH, truncate } from './oob-fns.ts';
-import { insertInteractions, liveCorrelation, type NewInteraction } from './oob-repo.ts';
+import { insertInteractions, liveCorrelation, liveCorrelations, type NewInteraction } from './oob-repo.ts';
 
 export interface Callback {
   /** Candidate ids, best first: the first whose correlation is registered is recorded. */
@@ -21,6 +21,8 @@ export interface RecorderOptions {
   ratePerAddress: number;
   /** Database look-ups of unknown correlations per second (strangers' names cost at most this). */
   lookupsPerSecond?: number;
+  /** Every live correlation is re-read this often (ms), so scans' ids never wait on the look-up budget. */
+  refreshMs?: number;
   /** Buffered rows are written after this many ms, or at `batchSize` rows. */
   flushMs?: number;
   batchSize?: number;
@@ -50,9 +52,10 @@ const MAX_KNOWN = 50_000;
 /**
  * Decides which call-backs are stored and writes them in small batches. A call-back is stored only
  * when one of its ids starts with a registered, unexpired correlation id; correlations are looked
- * up once and cached (unknown ones for 10 s, within a per-second look-up budget), so a flood of
- * made-up names costs neither rows nor many queries. Per source address and per correlation the
- * rest is bounded too.
+ * up once and cached (unknown ones for 10 s, within a per-second look-up budget; concurrent
+ * look-ups of one id are shared), and every live correlation is re-read every few seconds, so a
+ * flood of made-up names costs neither rows nor many queries and never crowds out a scan's own
+ * call-backs. Per source address and per correlation the rest is bounded too.
  */
 export class Recorder {
   readonly counts: RecorderCounts = {
@@ -64,6 +67,8 @@ export class Recorder {
     writeFailed: 0,
   };
   private readonly known = new Map<string, Known>();
+  private readonly looking = new Map<string, Promise<Known | undefined>>();
+  private readonly refresher: NodeJS.Timeout;
   private readonly perAddress = new Map<string, number>();
   private second = 0;
   private lookups = 0;
@@ -76,6 +81,26 @@ export class Recorder {
   constructor(private readonly o: RecorderOptions) {
     this.report = setInterval(() => this.logCounts(), 60_000);
     this.report.unref();
+    this.refresher = setInterval(() => void this.refresh(), o.refreshMs ?? 5000);
+    this.refresher.unref();
+    void this.refresh();
+  }
+
+  /** Re-reads every live correlation into the cache (keeping the higher stored count). */
+  async refresh(): Promise<void> {
+    try {
+      const now = Date.now();
+      for (const row of await liveCorrelations(this.o.db)) {
+        const k = this.known.get(row.id);
+        this.known.set(row.id, {
+          live: true,
+          until: Math.min(row.expiresAt.getTime(), now + POSITIVE_MS),
+          stored: Math.max(row.stored, k?.live ? k.stored : 0),
+        });
+      }
+    } catch (err) {
+      this.o.logger.warn({ err: (err as Error).message }, 'oob: correlation refresh failed');
+    }
   }
 
   /** Records the call-back if it carries a live id; resolves to the full id stored, or null. */
@@ -140,6 +165,7 @@ export class Recorder {
 
   async close(): Promise<void> {
     clearInterval(this.report);
+    clearInterval(this.refresher);
     await this.flush();
     this.logCounts();
   }
@@ -152,19 +178,27 @@ export class Recorder {
     this.perAddress.clear();
   }
 
-  private async correlation(id: string): Promise<Known | undefined> {
-    const now = Date.now();
+  private correlation(id: string): Promise<Known | undefined> | Known | undefined {
     const k = this.known.get(id);
-    if (k && k.until > now) return k.live ? k : undefined;
+    if (k && k.until > Date.now()) return k.live ? k : undefined;
+    const shared = this.looking.get(id);
+    if (shared) return shared;
     if (this.lookups >= (this.o.lookupsPerSecond ?? 50)) {
       this.counts.lookupBudget++;
       return undefined;
     }
     this.lookups++;
+    const lookup = this.lookUp(id, k).finally(() => this.looking.delete(id));
+    this.looking.set(id, lookup);
+    return lookup;
+  }
+
+  private async lookUp(id: string, k: Known | undefined): Promise<Known | undefined> {
     const row = await liveCorrelation(this.o.db, id).catch((err) => {
       this.o.logger.warn({ err: (err as Error).message }, 'oob: correlation look-up failed');
       return undefined;
     });
+    const now = Date.now();
     if (this.known.size >= MAX_KNOWN) this.known.clear();
     const entry: Known = row
       ? {

@@ -33,6 +33,18 @@ export async function liveCorrelation(
   return row;
 }
 
+/** Every registered, unexpired correlation with its stored count (the recorder's periodic refresh). */
+export async function liveCorrelations(db: Db): Promise<{ id: string; expiresAt: Date; stored: number }[]> {
+  return db
+    .select({
+      id: oobCorrelations.id,
+      expiresAt: oobCorrelations.expiresAt,
+      stored: sql<number>`(select count(*)::int from oob_interactions i where i.correlation_id = oob_correlations.id)`,
+    })
+    .from(oobCorrelations)
+    .where(gt(oobCorrelations.expiresAt, sql`now()`));
+}
+
 export async function insertInteractions(db: Db, rows: NewInteraction[]): Promise<void> {
   if (rows.length) await db.insert(oobInteractions).values(rows);
 }
