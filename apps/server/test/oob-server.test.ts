@@ -1,6 +1,8 @@
 import dgram from 'node:dgram';
 import http from 'node:http';
+import https from 'node:https';
 import net from 'node:net';
+import path from 'node:path';
 import dnsPacket, { type DecodedPacket } from 'dns-packet';
 import nodemailer from 'nodemailer';
 import pg from 'pg';
@@ -12,7 +14,7 @@ import { PgOobProvider } from '../src/modules/oob/oob-provider.ts';
 import { type OobServer, startOobServer } from '../src/modules/oob/oob-server.ts';
 import { oobNotices, oobScanConfig } from '../src/modules/oob/oob-service.ts';
 import { createTestApp, type TestApp } from './support/app.ts';
-import { type Api, seedScan, signUp } from './support/scan-lab.ts';
+import { type Api, REPO_ROOT, seedScan, signUp } from './support/scan-lab.ts';
 
 /**
  * The out-of-band interaction server (issue #17, docs/oob.md) on 127.0.250.1 with ephemeral ports:
@@ -154,9 +156,13 @@ beforeAll(async () => {
     PERIMETER_OOB_DOMAIN: ZONE,
     PERIMETER_OOB_IP: HOST,
     PERIMETER_OOB_HOST: HOST,
-    PERIMETER_OOB_LISTENERS: 'dns,http,ldap,smtp',
+    PERIMETER_OOB_LISTENERS: 'dns,http,https,ldap,smtp',
     PERIMETER_OOB_DNS_PORT: '0',
     PERIMETER_OOB_HTTP_PORT: '0',
+    PERIMETER_OOB_HTTPS_PORT: '0',
+    // Any certificate will do here (the lab's self-signed one); an operator's covers *.<zone>.
+    PERIMETER_OOB_TLS_CERT: path.join(REPO_ROOT, 'packages/lab/certs/expired-selfsigned.crt'),
+    PERIMETER_OOB_TLS_KEY: path.join(REPO_ROOT, 'packages/lab/certs/expired-selfsigned.key'),
     PERIMETER_OOB_LDAP_PORT: '0',
     PERIMETER_OOB_SMTP_PORT: '0',
   });
@@ -255,6 +261,35 @@ describe('HTTP, LDAP, SMTP', () => {
     expect(got?.rawRequest).toContain(`${id}.${ZONE}`);
     expect(got?.rawResponse).toContain('200 OK');
     expect((await polled(alice.provider, other))[0]?.rawRequest).toContain('x=1');
+  });
+
+  it('HTTPS: the same over TLS when a certificate is configured', async () => {
+    const id = alice.provider.newId();
+    const text = await new Promise<string>((resolve, reject) => {
+      const req = https.request(
+        {
+          host: HOST,
+          port: portOf('https'),
+          path: '/x',
+          headers: { host: `${id}.${ZONE}` },
+          servername: `${id}.${ZONE}`,
+          rejectUnauthorized: false,
+        },
+        (res) => {
+          let body = '';
+          res.on('data', (c) => {
+            body += c;
+          });
+          res.on('end', () => resolve(body));
+        },
+      );
+      req.on('error', reject);
+      req.end();
+    });
+    expect(text).toBe(HTTP_BODY);
+    const [got] = await polled(alice.provider, id);
+    expect(got?.protocol).toBe('http');
+    expect(got?.rawRequest).toMatch(/^\[https\]\r\nGET \/x HTTP\/1\.1/);
   });
 
   it('LDAP: a bind is answered with success, the search base carries the id', async () => {
