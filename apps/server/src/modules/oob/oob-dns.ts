@@ -1,8 +1,8 @@
 import dgram from 'node:dgram';
-import type { AddressInfo } from 'node:net';
 import net from 'node:net';
 import dnsPacket, { type Answer, type DecodedPacket, type Packet } from 'dns-packet';
 import { idsOfName, inZone, plainAddress } from './oob-fns.ts';
+import { closer, type Listener, listening } from './oob-net.ts';
 import type { Recorder } from './oob-recorder.ts';
 
 export interface DnsZone {
@@ -112,12 +112,6 @@ async function handle(
   return response;
 }
 
-export interface Listener {
-  readonly protocol: string;
-  readonly address: AddressInfo;
-  close(): Promise<void>;
-}
-
 /** The DNS listener on UDP and TCP (the same port). */
 export async function startDns(
   host: string,
@@ -163,13 +157,7 @@ export async function startDns(
     });
   });
   const closeTcp = closer(tcp);
-  await new Promise<void>((resolve, reject) => {
-    tcp.once('error', reject);
-    tcp.listen(udpAddress.port, host, () => {
-      tcp.off('error', reject);
-      resolve();
-    });
-  });
+  const tcpAddress = await listening(tcp, udpAddress.port, host);
   return [
     {
       protocol: 'dns/udp',
@@ -178,26 +166,8 @@ export async function startDns(
     },
     {
       protocol: 'dns/tcp',
-      address: tcp.address() as AddressInfo,
+      address: tcpAddress,
       close: closeTcp,
     },
   ];
-}
-
-/** A close for the server that also ends the connections still open on it (keep-alive, slow clients). */
-export function closer(server: net.Server): () => Promise<void> {
-  const open = new Set<net.Socket>();
-  server.on('connection', (socket: net.Socket) => {
-    open.add(socket);
-    socket.once('close', () => open.delete(socket));
-  });
-  server.on('secureConnection', (socket: net.Socket) => {
-    open.add(socket);
-    socket.once('close', () => open.delete(socket));
-  });
-  return () =>
-    new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      for (const socket of open) socket.destroy();
-    });
 }

@@ -1,8 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
-import type { AddressInfo } from 'node:net';
-import { closer, type Listener } from './oob-dns.ts';
 import { idsOfName, idsOfText, plainAddress, RAW_LIMIT } from './oob-fns.ts';
+import { closer, type Listener, listening } from './oob-net.ts';
 import type { Recorder } from './oob-recorder.ts';
 
 /** The one thing the HTTP listeners serve, to every request: nothing is proxied or looked up. */
@@ -61,12 +60,5 @@ export async function startHttp(
   server.maxHeadersCount = 100;
   server.on('clientError', (_err, socket) => socket.destroy());
   const close = closer(server);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  return { protocol, address: server.address() as AddressInfo, close };
+  return { protocol, address: await listening(server, port, host), close };
 }

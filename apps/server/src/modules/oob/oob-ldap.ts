@@ -1,6 +1,6 @@
-import net, { type AddressInfo } from 'node:net';
-import { closer, type Listener } from './oob-dns.ts';
+import net from 'node:net';
 import { idsOfText, plainAddress, printable } from './oob-fns.ts';
+import { closer, type Listener, listening } from './oob-net.ts';
 import type { Recorder } from './oob-recorder.ts';
 
 /**
@@ -168,12 +168,5 @@ export async function startLdap(host: string, port: number, recorder: Recorder):
     });
   });
   const close = closer(server);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  return { protocol: 'ldap', address: server.address() as AddressInfo, close };
+  return { protocol: 'ldap', address: await listening(server, port, host), close };
 }

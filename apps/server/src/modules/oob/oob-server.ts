@@ -2,9 +2,10 @@ import { readFileSync } from 'node:fs';
 import type { Db } from '../../db/client.ts';
 import type { TEnv } from '../../lib/config/index.ts';
 import type { Logger } from '../../lib/logger.ts';
-import { type Listener, startDns } from './oob-dns.ts';
+import { startDns } from './oob-dns.ts';
 import { startHttp } from './oob-http.ts';
 import { startLdap } from './oob-ldap.ts';
+import type { Listener } from './oob-net.ts';
 import { Recorder } from './oob-recorder.ts';
 import { startSmtp } from './oob-smtp.ts';
 

@@ -1,7 +1,6 @@
-import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
-import type { Listener } from './oob-dns.ts';
 import { idsOfName, plainAddress, RAW_LIMIT, truncate } from './oob-fns.ts';
+import { type Listener, listening } from './oob-net.ts';
 import type { Recorder } from './oob-recorder.ts';
 
 /**
@@ -54,16 +53,9 @@ export async function startSmtp(
     },
   });
   server.on('error', () => {});
-  await new Promise<void>((resolve, reject) => {
-    server.server.once('error', reject);
-    server.listen(port, host, () => {
-      server.server.off('error', reject);
-      resolve();
-    });
-  });
   return {
     protocol: 'smtp',
-    address: server.server.address() as AddressInfo,
+    address: await listening(server.server, port, host),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
