@@ -1,7 +1,10 @@
+import { execFileSync } from 'node:child_process';
 import dgram from 'node:dgram';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import dnsPacket, { type DecodedPacket } from 'dns-packet';
 import nodemailer from 'nodemailer';
@@ -13,6 +16,7 @@ import { expireOob } from '../src/modules/oob/oob-jobs.ts';
 import { PgOobProvider } from '../src/modules/oob/oob-provider.ts';
 import { type OobServer, startOobServer } from '../src/modules/oob/oob-server.ts';
 import { oobNotices, oobScanConfig } from '../src/modules/oob/oob-service.ts';
+import { upsertFindings } from '../src/modules/scans/scans-repo.ts';
 import { createTestApp, type TestApp } from './support/app.ts';
 import { type Api, REPO_ROOT, seedScan, signUp } from './support/scan-lab.ts';
 
@@ -32,8 +36,9 @@ type Answered = DecodedPacket & { rcode?: string };
 let t: TestApp;
 let oob: OobServer;
 let sql: pg.Client;
-let alice: { api: Api; userId: string; scanId: string; provider: PgOobProvider };
-let bob: { api: Api; userId: string; scanId: string; provider: PgOobProvider };
+type User = { api: Api; userId: string; token: string; scanId: string; provider: PgOobProvider };
+let alice: User;
+let bob: User;
 
 const portOf = (protocol: string) => {
   const l = oob.listeners.find((x) => x.protocol === protocol);
@@ -179,7 +184,7 @@ beforeAll(async () => {
       userId: u.userId,
       retentionHours: 24,
     });
-    return { api: u.api, userId: u.userId, scanId, provider };
+    return { api: u.api, userId: u.userId, token: u.token, scanId, provider };
   };
   alice = await user('alice-oob.example.com');
   bob = await user('bob-oob.example.com');
@@ -418,6 +423,84 @@ describe('what is stored', () => {
     expect(left.rows[0].n).toBe(0);
     // Alice's live correlation keeps its rows.
     expect((await sql.query('select count(*)::int as n from oob_correlations')).rows[0].n).toBe(2);
+  });
+});
+
+describe('evidence', () => {
+  it('a finding proved by call-backs shows them in the events API and the report data (the PDF reads the same)', async () => {
+    // Evidence is shown on paid plans (the Trial plan hides finding details).
+    await sql.query(`update users set plan = 'business' where id = $1`, [alice.userId]);
+    const id = alice.provider.newId();
+    await udpQuery(`${id}.${ZONE}`);
+    const interactions = await polled(alice.provider, id);
+    const target = await sql.query('select target_id from scan_targets where scan_id = $1', [alice.scanId]);
+    const domain = 'alice-oob.example.com';
+    await upsertFindings(t.runtime.ctx.db, alice.scanId, alice.userId, {
+      exploit_scanner: [
+        {
+          targetId: target.rows[0].target_id,
+          finding: {
+            subclass: 'exploit_scanner',
+            fingerprint: `fp-oob-${alice.scanId}`,
+            templateId: 'blind-ssrf',
+            name: 'Blind SSRF',
+            severity: 'high',
+            severityOrdering: 4,
+            matchedAt: `http://www.${domain}/?u=${id}.${ZONE}`,
+            extracted: [],
+            references: [],
+            tags: ['ssrf', 'oast'],
+            mainDomain: domain,
+            subdomain: 'www',
+            host: `www.${domain}`,
+            evidence: { request: 'GET /', response: '200', curl: 'curl', interactions, late: true } as never,
+          },
+        },
+      ],
+      exploit_db: [],
+      leakcheck: [],
+    });
+    const events = await alice.api.post<{
+      data: {
+        items: { template_id: string; evidence: { interactions?: unknown[]; late?: boolean } | null }[];
+      };
+    }>('/main/get_all_user_abstract_scan_events', { scan_subclass: 'exploit_scanner' });
+    expect(events.status).toBe(200);
+    const ssrf = events.body.data.items.find((e) => e.template_id === 'blind-ssrf');
+    expect(ssrf?.evidence?.late).toBe(true);
+    expect(ssrf?.evidence?.interactions).toEqual([
+      {
+        id,
+        protocol: 'dns',
+        remote_address: interactions[0]?.remoteAddress,
+        at: interactions[0]?.at,
+        raw_request: interactions[0]?.rawRequest,
+        raw_response: interactions[0]?.rawResponse,
+        q_type: 'A',
+      },
+    ]);
+    const report = await alice.api.get<{
+      data: { findings: { name: string; how_to_reproduce: { interactions?: { id: string }[] } | null }[] };
+    }>(`/main/get_user_events_data_report?id=${alice.scanId}`);
+    expect(report.status).toBe(200);
+    const inReport = report.body.data.findings.find((f) => f.name === 'Blind SSRF');
+    expect(inReport?.how_to_reproduce?.interactions?.map((i) => i.id)).toEqual([id]);
+    const pdf = await t.app.inject({
+      method: 'POST',
+      url: '/api/main/get_user_events_file_report',
+      headers: { authorization: `Bearer ${alice.token}` },
+      payload: { id: alice.scanId, format: 'pdf' },
+    });
+    expect(pdf.statusCode).toBe(200);
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'perimeter-oob-pdf-'));
+    try {
+      writeFileSync(path.join(dir, 'r.pdf'), pdf.rawPayload);
+      const text = execFileSync('pdftotext', [path.join(dir, 'r.pdf'), '-'], { encoding: 'utf8' });
+      expect(text).toContain('Out-of-band interactions');
+      expect(text).toContain(`DNS A · ${interactions[0]?.remoteAddress}`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
