@@ -18,6 +18,8 @@ const MAX_MESSAGES = 8;
 const IDLE_MS = 5000;
 
 interface Tlv {
+  /** Offset of the tag byte. */
+  at: number;
   tag: number;
   start: number;
   end: number;
@@ -38,7 +40,7 @@ export function readTlv(buf: Buffer, at: number): Tlv | undefined | null {
     start += n;
   }
   if (start + len > buf.length) return undefined;
-  return { tag, start, end: start + len };
+  return { at, tag, start, end: start + len };
 }
 
 const children = (buf: Buffer, t: Tlv): Tlv[] => {
@@ -108,7 +110,7 @@ export function parseMessage(
         ? ` version=${intOf(buf, parts[0])} name=${JSON.stringify(value)}`
         : ` base=${JSON.stringify(value)}`;
   }
-  return { id, op, names, text: `${text}\n${printable(buf.subarray(msg.start - 2, msg.end), 2048)}` };
+  return { id, op, names, text: `${text}\n${printable(buf.subarray(msg.at, msg.end), 2048)}` };
 }
 
 export async function startLdap(host: string, port: number, recorder: Recorder): Promise<Listener> {
