@@ -83,24 +83,21 @@ function describeResponse(buf: Buffer): string {
   return lines.join('\n');
 }
 
-/** Answers one message and records it when a label carries a live id. */
-async function handle(
-  msg: Buffer,
-  remote: string,
-  zone: DnsZone,
-  recorder: Recorder,
-): Promise<Buffer | null> {
+/** Answers one message, and records it (after answering) when a label carries a live id. */
+function handle(msg: Buffer, remote: string, zone: DnsZone, recorder: Recorder): Buffer | null {
   let query: DecodedPacket;
+  let answered: ReturnType<typeof answerQuery>;
   try {
     query = dnsPacket.decode(msg);
+    answered = answerQuery(query, zone);
   } catch {
-    return null; // not DNS: no answer
+    return null; // not DNS, or nothing dns-packet can encode back: no answer
   }
-  const { response, name, qType } = answerQuery(query, zone);
+  const { response, name, qType } = answered;
   if (name && inZone(name, zone.domain)) {
     const ids = idsOfName(name, zone.domain);
     if (ids.length)
-      await recorder.record({
+      void recorder.record({
         ids,
         protocol: 'dns',
         remoteAddress: plainAddress(remote),
@@ -121,10 +118,9 @@ export async function startDns(
 ): Promise<Listener[]> {
   const udp = dgram.createSocket(net.isIPv6(host) ? 'udp6' : 'udp4');
   udp.on('message', (msg, rinfo) => {
-    void handle(msg, rinfo.address, zone, recorder).then((out) => {
-      // A UDP answer never grows beyond the classic 512 bytes here: one question, one record.
-      if (out) udp.send(out, rinfo.port, rinfo.address);
-    });
+    const out = handle(msg, rinfo.address, zone, recorder);
+    // A UDP answer never grows beyond the classic 512 bytes here: one question, one record.
+    if (out) udp.send(out, rinfo.port, rinfo.address);
   });
   udp.on('error', () => {});
   await new Promise<void>((resolve, reject) => {
@@ -147,12 +143,11 @@ export async function startDns(
         if (buf.length < 2 + len) break;
         const msg = buf.subarray(2, 2 + len);
         buf = buf.subarray(2 + len);
-        void handle(msg, socket.remoteAddress ?? '', zone, recorder).then((out) => {
-          if (!out || socket.destroyed) return;
-          const head = Buffer.alloc(2);
-          head.writeUInt16BE(out.length);
-          socket.write(Buffer.concat([head, out]));
-        });
+        const out = handle(msg, socket.remoteAddress ?? '', zone, recorder);
+        if (!out || socket.destroyed) continue;
+        const head = Buffer.alloc(2);
+        head.writeUInt16BE(out.length);
+        socket.write(Buffer.concat([head, out]));
       }
     });
   });

@@ -99,3 +99,38 @@ describe('LDAP BER', () => {
     );
   });
 });
+
+describe('the DNS listener survives garbage', () => {
+  it('random datagrams never stop it answering', async () => {
+    const { startDns } = await import('./oob-dns.ts');
+    const dgram = await import('node:dgram');
+    const recorder = { record: async () => null } as never;
+    const [udp, tcp] = await startDns('127.0.250.4', 0, { domain: ZONE, ipv4: '127.0.250.4' }, recorder);
+    const socket = dgram.createSocket('udp4');
+    await new Promise<void>((resolve) => socket.bind(0, '127.0.250.4', resolve));
+    const waiting = new Map<number, (m: Buffer) => void>();
+    socket.on('message', (m) => waiting.get(m.readUInt16BE(0))?.(m));
+    try {
+      const port = udp?.address.port as number;
+      const samples = fc.sample(fc.uint8Array({ minLength: 0, maxLength: 300 }), 150);
+      for (const [i, bytes] of samples.entries()) {
+        socket.send(Buffer.from(bytes), port, '127.0.250.4');
+        // After each garbage datagram, a real query is still answered.
+        const id = 10_000 + i;
+        const answer = await new Promise<Buffer>((resolve) => {
+          waiting.set(id, resolve);
+          socket.send(
+            dnsPacket.encode({ type: 'query', id, questions: [{ type: 'A', name: `${ID}.${ZONE}` }] }),
+            port,
+            '127.0.250.4',
+          );
+        });
+        expect(dnsPacket.decode(answer).answers?.[0]).toMatchObject({ type: 'A', data: '127.0.250.4' });
+      }
+    } finally {
+      socket.close();
+      await udp?.close();
+      await tcp?.close();
+    }
+  });
+});

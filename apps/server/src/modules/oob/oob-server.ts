@@ -73,6 +73,11 @@ export async function startOobServer(deps: { db: Db; logger: Logger; env: TEnv }
       listeners.push(await startSmtp(host, env.PERIMETER_OOB_SMTP_PORT, domain, recorder));
   } catch (err) {
     await close();
+    const code = (err as { code?: string }).code;
+    if (code === 'EACCES' || code === 'EADDRINUSE' || code === 'EADDRNOTAVAIL')
+      throw new Error(
+        `out-of-band interaction server: cannot listen on ${host} (${code}: ${(err as Error).message}); ports below 1024 need the capability to bind them, see docs/oob.md "Ports and listeners"`,
+      );
     throw err;
   }
   logger.info(
