@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ZOobInteraction } from './oob.ts';
 import { ZScanClass, ZScanId, ZSortOrder } from './scans.ts';
 import { ZSeverity, ZTargetType } from './targets.ts';
 
@@ -130,7 +131,17 @@ export const ZExploitScannerEvent = z.object({
   extracted: z.array(z.string()),
   classification: z.record(z.string(), z.unknown()).nullable(),
   /** How to reproduce: a curl command and the evidence (secrets masked). */
-  evidence: z.object({ request: z.string(), response: z.string(), curl: z.string() }).nullable(),
+  evidence: z
+    .object({
+      request: z.string(),
+      response: z.string(),
+      curl: z.string(),
+      /** Out-of-band templates: the call-backs that proved the finding (at most 5, docs/oob.md). */
+      interactions: z.array(ZOobInteraction).optional(),
+      /** The call-back arrived after the template's wait (found when the stage ended). */
+      late: z.boolean().optional(),
+    })
+    .nullable(),
 });
 /** CISA KEV, FIRST EPSS and how far the version match can be trusted (docs/vulnerability-intel.md). */
 export const ZCveIntel = z.object({

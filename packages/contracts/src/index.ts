@@ -6,6 +6,7 @@ export * from './events.ts';
 export * from './intel.ts';
 export * from './menu.ts';
 export * from './notifications.ts';
+export * from './oob.ts';
 export * from './plans.ts';
 export * from './reports.ts';
 export * from './scans.ts';

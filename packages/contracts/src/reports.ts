@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { LANGUAGES } from './auth.ts';
 import { ZCveIntel } from './events.ts';
+import { ZOobInteraction } from './oob.ts';
 import { ZScanId, ZScanPartial, ZScanSubclass, ZScanTemplateSet } from './scans.ts';
 import { ZSeverity, ZSeverityCounts } from './targets.ts';
 
@@ -28,7 +29,16 @@ export type TFileReportBody = z.infer<typeof ZFileReportBody>;
 /** Query of GET /main/get_user_events_data_report. */
 export const ZDataReportQuery = z.strictObject({ id: ZScanId });
 
-const ZReproduce = z.object({ curl: z.string(), request: z.string(), response: z.string() }).nullable();
+const ZReproduce = z
+  .object({
+    curl: z.string(),
+    request: z.string(),
+    response: z.string(),
+    /** Out-of-band templates: the call-backs that proved the finding (docs/oob.md). */
+    interactions: z.array(ZOobInteraction).optional(),
+    late: z.boolean().optional(),
+  })
+  .nullable();
 
 export const ZReportFinding = z.object({
   id: z.string(),
@@ -54,6 +64,7 @@ export const REPORT_NOTICES = [
   'leak_check_not_configured',
   'cve_database_empty',
   'cve_database_stale',
+  'oob_not_configured',
 ] as const;
 export const ZReportNotice = z.enum(REPORT_NOTICES);
 export type TReportNotice = z.infer<typeof ZReportNotice>;

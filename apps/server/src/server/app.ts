@@ -17,6 +17,7 @@ import { dashboardRoutes } from '../modules/dashboard/dashboard-routes.ts';
 import { eventsRoutes } from '../modules/events/events-routes.ts';
 import { intelRoutes } from '../modules/intel/intel-routes.ts';
 import { notificationsRoutes } from '../modules/notifications/notifications-routes.ts';
+import { oobRoutes } from '../modules/oob/oob-routes.ts';
 import { reportsRoutes } from '../modules/reports/reports-routes.ts';
 import { scansRoutes } from '../modules/scans/scans-routes.ts';
 import { schedulesRoutes } from '../modules/schedules/schedules-routes.ts';
@@ -127,6 +128,7 @@ export async function buildApp({ ctx, maintenance, queue = false }: AppOptions):
       await api.register(dashboardRoutes, { ctx });
       await api.register(billingRoutes, { ctx });
       await api.register(intelRoutes, { ctx });
+      await api.register(oobRoutes, { ctx });
     },
     { prefix: '/api' },
   );

@@ -4,6 +4,8 @@ import { startQueue } from '../lib/queue.ts';
 import { registerIntelJobs } from '../modules/intel/intel-jobs.ts';
 import { logDatabaseNotice } from '../modules/intel/intel-service.ts';
 import { registerNotificationWorkers } from '../modules/notifications/notifications-jobs.ts';
+import { registerOobJobs } from '../modules/oob/oob-jobs.ts';
+import { startOobServer } from '../modules/oob/oob-server.ts';
 import { registerScanWorkers } from '../modules/scans/scans-jobs.ts';
 import { startSchedules } from '../modules/schedules/schedules-worker.ts';
 import { buildApp } from './app.ts';
@@ -13,6 +15,8 @@ import { startWorkerHealth } from './worker-health.ts';
 interface Roles {
   api: boolean;
   worker: boolean;
+  /** The out-of-band interaction server (docs/oob.md); `configured`: only when PERIMETER_OOB_DOMAIN is set. */
+  oob?: boolean | 'configured';
 }
 
 /** Starts the roles asked for and stops them cleanly on SIGINT/SIGTERM. */
@@ -28,6 +32,10 @@ export async function runProcess(roles: Roles): Promise<void> {
     throw err;
   }
   const logger = createLogger(config.env.LOG_LEVEL);
+  if (roles.oob === true && !config.env.PERIMETER_OOB_DOMAIN) {
+    console.error('The out-of-band role needs PERIMETER_OOB_DOMAIN and PERIMETER_OOB_IP (docs/oob.md).');
+    process.exit(78);
+  }
   // A long-running process outlives a database outage: a stray rejected promise from a library
   // (a pool or queue call while PostgreSQL is away) is logged, not fatal.
   process.on('unhandledRejection', (err) => logger.warn({ err }, 'unhandled rejection (kept running)'));
@@ -123,7 +131,15 @@ export async function runProcess(roles: Roles): Promise<void> {
       }
       const intel = await registerIntelJobs(runtime.ctx, boss);
       if (intel) stops.unshift(() => intel.stop());
+      if (config.env.PERIMETER_OOB_DOMAIN) {
+        const expiry = await registerOobJobs(runtime.ctx, boss);
+        stops.unshift(() => expiry.stop());
+      }
       logger.info('worker role ready');
+    }
+    if (roles.oob && config.env.PERIMETER_OOB_DOMAIN) {
+      const oob = await startOobServer({ db: runtime.ctx.db, logger, env: config.env });
+      stops.unshift(() => oob.close());
     }
   }
 }

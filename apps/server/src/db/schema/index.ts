@@ -5,6 +5,7 @@ export * from './findings.ts';
 export * from './identity.ts';
 export * from './intel.ts';
 export * from './notifications.ts';
+export * from './oob.ts';
 export * from './reports.ts';
 export * from './scans.ts';
 export * from './schedules.ts';

@@ -129,6 +129,48 @@ export const ZEnv = z.object({
   HIBP_API_KEY: z.string().optional(),
   LEAKCHECK_API_KEY: z.string().optional(),
   DEHASHED_API_KEY: z.string().optional(),
+  /**
+   * Out-of-band interaction server (modules/oob, docs/oob.md): the zone delegated to it. Unset: the
+   * out-of-band templates are skipped ("out-of-band checks not configured") and no listener starts.
+   */
+  PERIMETER_OOB_DOMAIN: z
+    .string()
+    .transform((v) => v.trim().toLowerCase().replace(/\.$/, ''))
+    .refine(
+      (v) => /^(?=.{1,200}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,61}[a-z0-9]$/.test(v),
+      'must be a DNS name such as oob.example.com',
+    )
+    .optional(),
+  /** The public IPv4 address of the interaction server: every A answer under the zone (required with the domain). */
+  PERIMETER_OOB_IP: z.ipv4().optional(),
+  /** Its IPv6 address, for AAAA answers; AAAA queries get an empty answer when unset. */
+  PERIMETER_OOB_IPV6: z.ipv6().optional(),
+  /** Address the listeners bind to. */
+  PERIMETER_OOB_HOST: z.string().default('0.0.0.0'),
+  /** Which listeners run, comma-separated: dns,http,https,ldap,smtp (https needs the certificate). */
+  PERIMETER_OOB_LISTENERS: z
+    .string()
+    .regex(
+      /^\s*(dns|http|https|ldap|smtp)(\s*,\s*(dns|http|https|ldap|smtp))*\s*$/,
+      'must be a list of dns,http,https,ldap,smtp',
+    )
+    .default('dns,http,https,ldap,smtp'),
+  PERIMETER_OOB_DNS_PORT: z.coerce.number().int().min(0).max(65_535).default(53),
+  PERIMETER_OOB_HTTP_PORT: z.coerce.number().int().min(0).max(65_535).default(80),
+  PERIMETER_OOB_HTTPS_PORT: z.coerce.number().int().min(0).max(65_535).default(443),
+  PERIMETER_OOB_LDAP_PORT: z.coerce.number().int().min(0).max(65_535).default(389),
+  PERIMETER_OOB_SMTP_PORT: z.coerce.number().int().min(0).max(65_535).default(25),
+  /** PEM files of a certificate for the zone (e.g. a wildcard): the HTTPS listener runs when both are set. */
+  PERIMETER_OOB_TLS_CERT: z.string().optional(),
+  PERIMETER_OOB_TLS_KEY: z.string().optional(),
+  /** How long a scan's correlation accepts call-backs, and its interactions are kept. */
+  PERIMETER_OOB_RETENTION_HOURS: z.coerce.number().int().min(1).max(8760).default(168),
+  /** How long a template waits for its call-backs after its requests (the engine's default when unset). */
+  PERIMETER_OOB_WAIT_MS: z.coerce.number().int().min(0).max(120_000).optional(),
+  /** At most this many interactions are stored per scan run; the rest are counted and dropped. */
+  PERIMETER_OOB_MAX_PER_SCAN: z.coerce.number().int().min(1).max(1_000_000).default(2000),
+  /** Call-backs accepted per second from one source address (the rest are dropped). */
+  PERIMETER_OOB_RATE_PER_ADDRESS: z.coerce.number().int().min(1).max(1_000_000).default(200),
   /** Billing (modules/billing, docs/billing.md): currency of prices; Stripe when STRIPE_SECRET_KEY is set, else the local provider. */
   BILLING_CURRENCY: z.enum(['usd', 'aed']).default('usd'),
   STRIPE_SECRET_KEY: z.string().optional(),
@@ -160,5 +202,9 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): TEnv {
   if (!parsed.success) {
     throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
   }
+  if (parsed.data.PERIMETER_OOB_DOMAIN && !parsed.data.PERIMETER_OOB_IP)
+    throw new ConfigError([
+      'PERIMETER_OOB_IP: required with PERIMETER_OOB_DOMAIN (the address A answers under the zone give)',
+    ]);
   return parsed.data;
 }

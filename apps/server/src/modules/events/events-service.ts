@@ -10,6 +10,7 @@ import { notFound } from '../../lib/errors.ts';
 import type { AppContext } from '../../server/context.ts';
 import * as repo from '../findings/findings-repo.ts';
 import { cveIntelOf, NO_CVE_INTEL } from '../intel/intel-fns.ts';
+import { oobEvidence } from '../oob/oob-evidence.ts';
 import { getScan } from '../scans/scans-repo.ts';
 import { limitsOf } from '../targets/targets-fns.ts';
 import { getUserPlan } from '../targets/targets-repo.ts';
@@ -58,6 +59,7 @@ export function toEvent(row: repo.FindingRow): TEvent {
             request: String(evidence.request ?? ''),
             response: String(evidence.response ?? ''),
             curl: String(evidence.curl ?? ''),
+            ...oobEvidence(evidence),
           }
         : null,
     };

@@ -9,6 +9,7 @@ import type {
 import { REPORT_NOTICES, SEVERITIES, SEVERITY_RANK } from '@perimeter/contracts';
 import { maskPassword as maskLeakedPassword } from '@perimeter/engine';
 import { cveIntelOf, fixFirstOrder } from '../intel/intel-fns.ts';
+import { oobEvidence } from '../oob/oob-evidence.ts';
 import { limitsOf } from '../targets/targets-fns.ts';
 import type { EdRow, EsRow, LcRow, ScanRow, ScopeRow, Seen, TargetRow } from './reports-repo.ts';
 import { REPORT_TEXTS, type ReportTexts } from './reports-texts.ts';
@@ -79,6 +80,7 @@ function templateFinding(r: EsRow): TReportFinding {
           curl: str(evidence.curl) ?? '',
           request: str(evidence.request) ?? '',
           response: str(evidence.response) ?? '',
+          ...oobEvidence(evidence),
         }
       : null,
     references: strs(d.references),

@@ -2,6 +2,7 @@ import { SEVERITIES, type TReport, type TReportFinding, type TSeverity } from '@
 import type { Content, TDocumentDefinitions } from 'pdfmake/interfaces';
 import { SEVERITY_COLORS } from './reports-fns.ts';
 import { partialBox, restrictedBox, severityChart, simpleTable } from './reports-pdf-blocks.ts';
+import { oobInteractionsBlock } from './reports-pdf-oob.ts';
 import { REPORT_TEXTS, type ReportTexts } from './reports-texts.ts';
 
 /** Findings shown with every section; the rest go in a compact table (the CSV/JSON keep everything). */
@@ -88,6 +89,7 @@ function findingBlock(f: TReportFinding, t: ReportTexts, restricted: boolean): C
               layout: 'noBorders',
             } as Content,
             ...(repro.response ? labelled(t.evidence, clip(repro.response, 600)) : []),
+            ...oobInteractionsBlock(repro, t),
           ]
         : []),
       ...(f.references.length ? labelled(t.references, f.references.slice(0, 8).join('\n')) : []),

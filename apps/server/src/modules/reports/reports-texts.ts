@@ -27,6 +27,9 @@ export interface ReportTexts {
   howToResolve: string;
   howToReproduce: string;
   evidence: string;
+  /** Out-of-band call-backs of a finding (docs/oob.md). */
+  oobInteractions: string;
+  oobLate: string;
   references: string;
   classification: string;
   status: string;
@@ -119,6 +122,8 @@ const en: ReportTexts = {
   howToResolve: 'How to resolve',
   howToReproduce: 'How to reproduce',
   evidence: 'Evidence',
+  oobInteractions: 'Out-of-band interactions (call-backs to Perimeter)',
+  oobLate: 'The call-back arrived after the check’s wait; it was found when the stage ended.',
   references: 'Web references',
   classification: 'Classification',
   status: 'Status',
@@ -183,6 +188,8 @@ const en: ReportTexts = {
       'The CVE database was empty when this scan ran: no CVE could be matched. An operator loads it with `npm run cli -- intel sync` (or `cve import`).',
     cve_database_stale:
       'The CVE database was stale when this scan ran: recent CVEs may be missing. An operator updates it with `npm run cli -- intel sync`.',
+    oob_not_configured:
+      'Out-of-band checks not configured: templates that need a call-back (blind SSRF, Log4Shell, blind XXE) were skipped. An operator enables them with PERIMETER_OOB_DOMAIN (docs/oob.md).',
   },
   cveImpact: (score) =>
     score === null
@@ -246,6 +253,8 @@ const ru: ReportTexts = {
   howToResolve: 'Как устранить',
   howToReproduce: 'Как воспроизвести',
   evidence: 'Доказательство',
+  oobInteractions: 'Внеполосные взаимодействия (обратные вызовы на Perimeter)',
+  oobLate: 'Обратный вызов пришёл после ожидания проверки; он найден при завершении этапа.',
   references: 'Ссылки',
   classification: 'Классификация',
   status: 'Статус',
@@ -309,6 +318,8 @@ const ru: ReportTexts = {
       'База CVE была пуста во время сканирования: ни одна CVE не могла быть найдена. Оператор загружает её командой `npm run cli -- intel sync` (или `cve import`).',
     cve_database_stale:
       'База CVE устарела во время сканирования: новые CVE могут отсутствовать. Оператор обновляет её командой `npm run cli -- intel sync`.',
+    oob_not_configured:
+      'Внеполосные проверки не настроены: шаблоны, которым нужен обратный вызов (слепой SSRF, Log4Shell, слепой XXE), пропущены. Оператор включает их переменной PERIMETER_OOB_DOMAIN (docs/oob.md).',
   },
   cveImpact: (score) =>
     score === null

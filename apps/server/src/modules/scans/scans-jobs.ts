@@ -17,6 +17,7 @@ import type { AppContext } from '../../server/context.ts';
 import * as findings from '../findings/findings-write-repo.ts';
 import { countLeakRecords } from '../intel/intel-repo.ts';
 import { databaseInfo, leakProviders } from '../intel/intel-service.ts';
+import { oobNotices, oobScanConfig } from '../oob/oob-service.ts';
 import { limitsOf } from '../targets/targets-fns.ts';
 import { getUserPlan, type TargetRow, verifiedAddressTargets } from '../targets/targets-repo.ts';
 import { OwnershipCheckUnavailable, recheckOwnership } from '../targets/targets-service.ts';
@@ -246,8 +247,11 @@ export async function runScan(ctx: AppContext, scanId: string): Promise<void> {
     : { dirs: [], sets: [], ignore: [] };
   await repo.writeProgress(db, scanId, { templateSets: sets.sets, partial: null });
   const proven = await verifiedAddressTargets(db, row.userId);
-  const config = engineConfig(ctx, row, plan, sets, intrusiveAllowList(ctx.config.env, proven));
-  const notices = await intelNotices(ctx, row.subclasses);
+  const config: ScanConfig = {
+    ...engineConfig(ctx, row, plan, sets, intrusiveAllowList(ctx.config.env, proven)),
+    ...(await oobScanConfig(ctx, row)),
+  };
+  const notices = [...(await intelNotices(ctx, row.subclasses)), ...oobNotices(ctx, row.subclasses)];
   const coverage = new ScanCoverage();
   let fixRule: findings.FixRule | undefined;
   const acc = new ScanAccumulator(stageList(row.subclasses), targets, Date.now());

@@ -21,6 +21,7 @@ import { Link as RouterLink } from 'react-router';
 import { useNotify } from '../../../components/feedback/snackbar.tsx';
 import { paths } from '../../../config/paths.ts';
 import { CveIntelDetails } from '../../intel/components/cve-intel-details.tsx';
+import { OobInteractions } from '../../oob/components/oob-interactions.tsx';
 import { maskPassword, SeverityChip, StatusChip, useFormat } from './event-format.tsx';
 import { ResolveControls } from './resolve-controls.tsx';
 
@@ -289,6 +290,7 @@ function ScannerExplanation({ event }: { event: TOf<'exploit_scanner'> }) {
                 <Code label={t('events.details.response')}>{event.evidence.response}</Code>
               </>
             )}
+            <OobInteractions interactions={event.evidence.interactions} late={event.evidence.late} />
           </>
         ) : (
           <Text value={null} />

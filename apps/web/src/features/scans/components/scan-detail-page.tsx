@@ -17,6 +17,7 @@ import { Link, useParams } from 'react-router';
 import { PageTitle } from '../../../components/ui/page-title.tsx';
 import { paths } from '../../../config/paths.ts';
 import { apiErrorMessage } from '../../../lib/errors.ts';
+import { LateInteractionsCard } from '../../oob/components/oob-interactions.tsx';
 import { schedulePath } from '../../targets/hooks/use-target-actions.ts';
 import { useGetScanQuery } from '../api/get-scan.ts';
 import { useGetScanProgressQuery } from '../api/get-scan-progress.ts';
@@ -140,6 +141,7 @@ function ScanDetail({ scan: loaded }: { scan: TScan }) {
         <Grid size={12}>
           <ReportSection scan={scan} />
         </Grid>
+        <LateInteractionsCard scan={scan} />
         {scan.status !== 'created' && (
           <Grid size={12}>
             <ScanScopeTable scan={scan} />

@@ -1,0 +1,105 @@
+import { Alert, Box, Card, CardContent, Chip, Grid, Stack, Typography } from '@mui/material';
+import type { TOobInteraction, TScan } from '@perimeter/contracts';
+import { useTranslation } from 'react-i18next';
+import { useFormat } from '../../events/components/event-format.tsx';
+import { useGetLateInteractionsQuery } from '../api/get-late-interactions.ts';
+
+function Raw({ children, label }: { children: string; label: string }) {
+  return (
+    <Box
+      component="pre"
+      dir="ltr"
+      aria-label={label}
+      tabIndex={0}
+      sx={{
+        m: 0,
+        mb: 1,
+        p: 1.5,
+        maxHeight: 200,
+        overflow: 'auto',
+        textAlign: 'start',
+        whiteSpace: 'pre-wrap',
+        wordBreak: 'break-all',
+        fontSize: 12,
+        bgcolor: 'action.hover',
+        borderRadius: 1,
+      }}
+    >
+      {children}
+    </Box>
+  );
+}
+
+function Interaction({ i }: { i: TOobInteraction }) {
+  const { t } = useTranslation();
+  const f = useFormat();
+  return (
+    <Box data-testid="oob-interaction">
+      <Stack direction="row" spacing={1} sx={{ alignItems: 'center', flexWrap: 'wrap', mb: 0.5 }}>
+        <Chip
+          size="small"
+          label={i.q_type ? `${i.protocol.toUpperCase()} ${i.q_type}` : i.protocol.toUpperCase()}
+        />
+        <Typography variant="body2" dir="ltr">
+          {t('oob.from', { address: i.remote_address })}
+        </Typography>
+        <Typography variant="body2" color="text.secondary">
+          {f.date(i.at)}
+        </Typography>
+      </Stack>
+      <Raw label={t('oob.rawRequest')}>{i.raw_request}</Raw>
+    </Box>
+  );
+}
+
+/** The call-backs that proved an out-of-band finding (details dialog). */
+export function OobInteractions({
+  interactions,
+  late,
+}: {
+  interactions?: TOobInteraction[];
+  late?: boolean;
+}) {
+  const { t } = useTranslation();
+  if (!interactions?.length) return null;
+  return (
+    <Box data-testid="oob-interactions">
+      <Typography variant="body2" color="text.secondary" sx={{ mb: 0.5 }}>
+        {t('oob.interactions')}
+      </Typography>
+      {late && (
+        <Alert severity="info" sx={{ mb: 1 }}>
+          {t('oob.late')}
+        </Alert>
+      )}
+      {interactions.map((i) => (
+        <Interaction key={`${i.id}-${i.at}-${i.protocol}`} i={i} />
+      ))}
+    </Box>
+  );
+}
+
+/** Call-backs that reached the interaction server after the scan ended: a full-width row of the scan detail grid, or nothing. */
+export function LateInteractionsCard({ scan }: { scan: TScan }) {
+  const { t } = useTranslation();
+  const ended = scan.status === 'done' || scan.status === 'canceled';
+  const { data } = useGetLateInteractionsQuery(scan.id, { skip: !ended });
+  if (!data?.count) return null;
+  return (
+    <Grid size={12}>
+      <Card variant="outlined" data-testid="late-interactions">
+        <CardContent>
+          <Typography variant="h6" component="h2" sx={{ mb: 1 }}>
+            {t('oob.lateTitle', { count: data.count })}
+          </Typography>
+          <Typography variant="body2" color="text.secondary" sx={{ mb: 2 }}>
+            {t('oob.lateText')}
+          </Typography>
+          {data.items.map((i) => (
+            <Interaction key={`${i.id}-${i.at}-${i.protocol}`} i={i} />
+          ))}
+        </CardContent>
+      </Card>
+    </Grid>
+  );
+}
