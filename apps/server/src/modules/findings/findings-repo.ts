@@ -80,10 +80,10 @@ export type FindingRow =
   | ({ subclass: 'exploit_db' } & typeof findingsExploitDb.$inferSelect)
   | ({ subclass: 'leakcheck' } & typeof findingsLeakcheck.$inferSelect);
 
-/** One page of a user's findings of one subclass, optionally only those one scan saw. */
 /** Totals above this are reported as `COUNT_CAP` with `total_exact: false`. */
 export const COUNT_CAP = 10_000;
 
+/** One page of a user's findings of one subclass, optionally only those one scan saw. */
 export async function listFindings(
   db: DbOrTx,
   userId: string,
