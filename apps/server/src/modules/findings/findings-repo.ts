@@ -13,6 +13,13 @@ import {
   targets,
 } from '../../db/schema/index.ts';
 
+/*
+ * The finding tables (one per subclass) and their read side: a user's findings page by page, a
+ * finding resolved or reopened, the technologies a scan saw without a CVE. The write side (upsert,
+ * mark unseen as fixed) is findings-write-repo.ts; the events API serves both.
+ */
+
+/** The one subclass → finding table map. */
 export const FINDING_TABLES = {
   exploit_scanner: findingsExploitScanner,
   exploit_db: findingsExploitDb,
@@ -73,10 +80,10 @@ export type FindingRow =
   | ({ subclass: 'exploit_db' } & typeof findingsExploitDb.$inferSelect)
   | ({ subclass: 'leakcheck' } & typeof findingsLeakcheck.$inferSelect);
 
-/** One page of a user's findings of one subclass, optionally only those one scan saw. */
 /** Totals above this are reported as `COUNT_CAP` with `total_exact: false`. */
 export const COUNT_CAP = 10_000;
 
+/** One page of a user's findings of one subclass, optionally only those one scan saw. */
 export async function listFindings(
   db: DbOrTx,
   userId: string,

@@ -4,9 +4,6 @@ import {
   DialogActions,
   DialogContent,
   DialogTitle,
-  List,
-  ListItem,
-  ListItemText,
   Link as MuiLink,
   Stack,
   Typography,
@@ -15,6 +12,7 @@ import { TARIFFS, type TPlanKey } from '@perimeter/contracts';
 import { useTranslation } from 'react-i18next';
 import { Link as RouterLink } from 'react-router';
 import { paths } from '../../../config/paths.ts';
+import { PlanFeatureLists } from './plan-feature-lists.tsx';
 import { planText } from './plan-text.ts';
 
 /** Spec §2 "Congratulations": new plan name, features, host and subdomain limits, a recommendation, "Got it". */
@@ -27,26 +25,7 @@ export function CongratulationsModal({ plan, onClose }: { plan: TPlanKey | null;
       <DialogTitle id="congrats-title">{t('billing.congrats.title')}</DialogTitle>
       <DialogContent>
         <Typography sx={{ mb: 1 }}>{t('billing.congrats.text', { name: text.name })}</Typography>
-        <Typography variant="subtitle1" component="h3">
-          {text.featuresTitle}
-        </Typography>
-        <List dense>
-          {text.features.map((f) => (
-            <ListItem key={f} disableGutters>
-              <ListItemText primary={f} />
-            </ListItem>
-          ))}
-        </List>
-        <Typography variant="subtitle1" component="h3">
-          {t('billing.limitationsTitle')}
-        </Typography>
-        <List dense>
-          {text.limitations.map((l) => (
-            <ListItem key={l} disableGutters>
-              <ListItemText primary={l} />
-            </ListItem>
-          ))}
-        </List>
+        <PlanFeatureLists text={text} />
         <Typography variant="body2" color="text.secondary">
           {t('billing.congrats.recommendation')}
         </Typography>
