@@ -21,7 +21,7 @@ import { Link as RouterLink } from 'react-router';
 import { useNotify } from '../../../components/feedback/snackbar.tsx';
 import { paths } from '../../../config/paths.ts';
 import { CveIntelDetails } from '../../intel/components/cve-intel-details.tsx';
-import { OobInteractions } from '../../oob/components/oob-interactions.tsx';
+import { OobInteractions } from '../../oob/index.ts';
 import { maskPassword, SeverityChip, StatusChip, useFormat } from './event-format.tsx';
 import { ResolveControls } from './resolve-controls.tsx';
 

@@ -1,7 +1,7 @@
 import { Alert, Box, Card, CardContent, Chip, Grid, Stack, Typography } from '@mui/material';
 import type { TOobInteraction, TScan } from '@perimeter/contracts';
 import { useTranslation } from 'react-i18next';
-import { useFormat } from '../../events/components/event-format.tsx';
+import { useDateFormat } from '../../auth/index.ts';
 import { useGetLateInteractionsQuery } from '../api/get-late-interactions.ts';
 
 function Raw({ children, label }: { children: string; label: string }) {
@@ -32,7 +32,7 @@ function Raw({ children, label }: { children: string; label: string }) {
 
 function Interaction({ i }: { i: TOobInteraction }) {
   const { t } = useTranslation();
-  const f = useFormat();
+  const dateFmt = useDateFormat({ dateStyle: 'short', timeStyle: 'short' });
   return (
     <Box data-testid="oob-interaction">
       <Stack direction="row" spacing={1} sx={{ alignItems: 'center', flexWrap: 'wrap', mb: 0.5 }}>
@@ -44,7 +44,7 @@ function Interaction({ i }: { i: TOobInteraction }) {
           {t('oob.from', { address: i.remote_address })}
         </Typography>
         <Typography variant="body2" color="text.secondary">
-          {f.date(i.at)}
+          <span dir="ltr">{dateFmt.format(new Date(i.at))}</span>
         </Typography>
       </Stack>
       <Raw label={t('oob.rawRequest')}>{i.raw_request}</Raw>

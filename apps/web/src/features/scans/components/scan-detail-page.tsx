@@ -17,7 +17,7 @@ import { Link, useParams } from 'react-router';
 import { PageTitle } from '../../../components/ui/page-title.tsx';
 import { paths } from '../../../config/paths.ts';
 import { apiErrorMessage } from '../../../lib/errors.ts';
-import { LateInteractionsCard } from '../../oob/components/oob-interactions.tsx';
+import { LateInteractionsCard } from '../../oob/index.ts';
 import { schedulePath } from '../../targets/hooks/use-target-actions.ts';
 import { useGetScanQuery } from '../api/get-scan.ts';
 import { useGetScanProgressQuery } from '../api/get-scan-progress.ts';
