@@ -8,6 +8,7 @@ import type {
 } from '@perimeter/contracts';
 import { REPORT_NOTICES, SEVERITIES } from '@perimeter/contracts';
 import { maskPassword as maskLeakedPassword } from '@perimeter/engine';
+import { scanMessageOf } from '../../lib/scan-messages.ts';
 import { cveIntelOf, fixFirstOrder } from '../intel/intel-fns.ts';
 import { limitsOf } from '../targets/targets-fns.ts';
 import type { EdRow, EsRow, LcRow, ScanRow, ScopeRow, Seen, TargetRow } from './reports-repo.ts';
@@ -247,6 +248,9 @@ export function buildReport(input: ReportInput): TReport {
       subclasses: s.subclasses,
       partial: s.partial ?? null,
       template_sets: s.templateSets,
+      skipped_hosts: s.skippedHosts,
+      message: s.message,
+      ...scanMessageOf(s.message),
     },
     generated_at: input.now.toISOString(),
     language: input.language,

@@ -1,6 +1,7 @@
 import { SEVERITIES, type TReport, type TReportFinding, type TSeverity } from '@perimeter/contracts';
 import type { Content, TDocumentDefinitions } from 'pdfmake/interfaces';
 import { SEVERITY_COLORS } from './reports-fns.ts';
+import { scanNotes } from './reports-pdf-scan-notes.ts';
 import { REPORT_TEXTS, type ReportTexts } from './reports-texts.ts';
 
 /** Findings shown with every section; the rest go in a compact table (the CSV/JSON keep everything). */
@@ -272,6 +273,7 @@ export function reportDocDefinition(report: TReport): TDocumentDefinitions {
     ...(report.summary.notices ?? []).map(
       (n): Content => ({ text: t.notices[n], fontSize: 10, color: '#e65100', margin: [0, 4, 0, 0] }),
     ),
+    ...scanNotes(report, t),
     severityChart(report, t),
   ];
 

@@ -13,6 +13,7 @@ import type {
   ScanCoverage,
   ScanSummary,
 } from '@perimeter/engine';
+import { scanMessage } from '../../lib/scan-messages.ts';
 import type { FixRule } from './scans-repo.ts';
 
 /** Engine stage names in order; the finding stages follow discovery. */
@@ -238,7 +239,7 @@ export const subdomainLimitReason = (plan: { name: string; subdomains: number })
 
 /** The done scan's message when its plan's subdomain limit cut discovery short. */
 export const subdomainLimitMessage = (plan: { name: string; subdomains: number }, skipped: number) =>
-  `Plan limit: the ${plan.name} plan covers ${plan.subdomains} subdomains per scan; the first ${plan.subdomains} found were scanned and ${skipped} more were not (listed in skipped_hosts).`;
+  scanMessage('plan_subdomain_limit', { plan: plan.name, subdomains: plan.subdomains, skipped });
 
 /** The scan's `partial` field: every stage that ended early or skipped work, or null. */
 export function scanPartialOf(summary: ScanSummary): TScanPartial | null {

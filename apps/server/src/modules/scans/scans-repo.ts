@@ -16,6 +16,7 @@ import {
   scanTargets,
   targets,
 } from '../../db/schema/index.ts';
+import { scanMessage } from '../../lib/scan-messages.ts';
 import { applyIntelToFindings } from '../intel/intel-repo.ts';
 import { apiSeverity, type ScopeRow } from './scans-fns.ts';
 
@@ -269,7 +270,7 @@ export async function claimStaleScans(
     .set({
       status: 'pending',
       heartbeatAt: sql`now()`,
-      message: 'The worker running this scan stopped answering; retrying.',
+      message: scanMessage('worker_lost'),
       updatedAt: sql`now()`,
     })
     .where(

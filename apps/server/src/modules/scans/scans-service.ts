@@ -14,6 +14,7 @@ import {
 } from '@perimeter/contracts';
 import type { DbOrTx } from '../../db/client.ts';
 import { badRequest, conflict, forbidden, notFound } from '../../lib/errors.ts';
+import { scanMessage, scanMessageOf } from '../../lib/scan-messages.ts';
 import type { AppContext } from '../../server/context.ts';
 import { limitsOf } from '../targets/targets-fns.ts';
 import { getTargetsByIds, getUserPlan } from '../targets/targets-repo.ts';
@@ -66,6 +67,7 @@ async function toScans(ctx: AppContext, rows: repo.ScanRow[]): Promise<TScan[]> 
       stage: r.stage,
       percent: r.percent,
       message: r.message,
+      ...scanMessageOf(r.message),
       partial: r.partial ?? null,
       template_sets: r.templateSets,
       severity_counts: c,
@@ -202,7 +204,7 @@ export async function cancelScan(ctx: AppContext, userId: string, id: string): P
   const row = await repo.transition(
     ctx.db,
     { id, userId, from: ['pending', 'running'] },
-    { status: 'canceled', finishedAt: new Date(), message: 'Cancelled by the user.' },
+    { status: 'canceled', finishedAt: new Date(), message: scanMessage('canceled_by_user') },
   );
   if (!row) throw conflict(`Only a pending or running scan can be cancelled; this one is ${scan.status}.`);
   const [dto] = await toScans(ctx, [row]);
@@ -232,6 +234,7 @@ function toProgress(r: repo.ScanRow): TScanProgress {
     finished_at: r.finishedAt?.toISOString() ?? null,
     updated_at: r.updatedAt.toISOString(),
     message: r.message,
+    ...scanMessageOf(r.message),
     partial: r.partial ?? null,
   };
 }

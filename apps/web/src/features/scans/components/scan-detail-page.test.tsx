@@ -3,6 +3,7 @@ import { act, configure, screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event';
 import { Route, Routes } from 'react-router';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { changeLanguage } from '../../../lib/i18n.ts';
 import { makeUser, renderApp, signedIn } from '../../../test/render.tsx';
 import { captureDownloads } from '../testing/capture-downloads.ts';
 import { ScanDetailPage } from './scan-detail-page.tsx';
@@ -84,6 +85,8 @@ function report(extra: Partial<TReport> = {}): TReport {
       subclasses: ['exploit_scanner', 'exploit_db', 'leakcheck'],
       partial: null,
       template_sets: [],
+      skipped_hosts: [],
+      message: null,
     },
     generated_at: '2026-11-01T10:05:00Z',
     language: 'en',
@@ -320,6 +323,46 @@ describe('scan detail page', { timeout: 30_000 }, () => {
     expect(await screen.findByText(/no open port among the 12 scanned/)).toBeInTheDocument();
     expect(screen.getByText(/the Starter plan covers 30 subdomains per scan/)).toBeInTheDocument();
     expect(screen.getByText(/stored before codes/)).toBeInTheDocument();
+  });
+
+  it('in Russian: the scan message and the skipped hosts from their codes, the plan name translated', async () => {
+    await changeLanguage('ru');
+    try {
+      const done = progress({
+        status: 'done',
+        percent: 100,
+        stage: null,
+        skipped_hosts: [
+          {
+            host: 'x.lab.test',
+            reason: 'plan limit',
+            code: 'plan_subdomain_limit',
+            params: { plan: 'Trial scan', subdomains: 30 },
+          },
+        ],
+        message: 'Plan limit: the Trial scan plan covers 30 subdomains per scan; …',
+        message_code: 'plan_subdomain_limit',
+        message_params: { plan: 'Trial scan', subdomains: 30, skipped: 1 },
+      });
+      stubApi({
+        '/main/get_abstract_scan': () => Response.json({ data: scan({ message: done.message }) }),
+        '/main/get_user_abstract_scan_progress': () => Response.json({ data: done }),
+        '/main/get_user_events_data_report': () => Response.json({ data: report() }),
+        '/main/get_one_user_abstract_scan_scope': () =>
+          Response.json({ data: { items: [], total: 0, summary: {} } }),
+      });
+      renderPage();
+      const message = await screen.findByTestId('scan-message');
+      expect(message).toHaveTextContent(
+        'Ограничение тарифа: тариф «Пробное сканирование» охватывает 30 поддоменов за сканирование; просканированы первые 30 найденных, ещё 1 — нет',
+      );
+      expect(
+        screen.getByText(/тариф «Пробное сканирование» охватывает 30 поддоменов за сканирование$/),
+      ).toBeInTheDocument();
+      expect(document.body).not.toHaveTextContent(/Plan limit|Trial scan/);
+    } finally {
+      await changeLanguage('en');
+    }
   });
 
   it('moves the progress bar through the stages while the scan runs, without a reload, then shows it done', async () => {
