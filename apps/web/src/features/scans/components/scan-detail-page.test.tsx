@@ -433,6 +433,55 @@ describe('scan detail page', { timeout: 30_000 }, () => {
     expect(calls.filter((c) => c.path === '/main/get_user_abstract_scan_progress').length).toBe(polls);
   });
 
+  it('while the scan runs, the findings total and the scope chips equal the progress panel’s counts', async () => {
+    vi.useFakeTimers({ shouldAdvanceTime: true });
+    // One source of truth for the fake server: the progress counts, the report and the scope agree.
+    let found = { findings: 1, subdomain: 2, technology: 3 };
+    const running = () => progress({ stage: 'templates', percent: 70, counts: { ...found } });
+    const total = () => ({
+      ...report().summary,
+      total: found.findings,
+      severity_counts: { ...zero, high: found.findings },
+    });
+    stubApi({
+      '/main/get_abstract_scan': () =>
+        Response.json({
+          data: scan({ status: 'running', finished_at: null, stage: 'templates', percent: 70 }),
+        }),
+      '/main/get_user_abstract_scan_progress': () => Response.json({ data: running() }),
+      '/main/get_user_events_data_report': () => Response.json({ data: report({ summary: total() }) }),
+      '/main/get_one_user_abstract_scan_scope': () =>
+        Response.json({
+          data: {
+            items: [],
+            total: 0,
+            summary: { subdomains: found.subdomain, technologies: found.technology },
+          },
+        }),
+    });
+    renderPage();
+    await screen.findByTestId('scan-detail-progress');
+    const agree = async () => {
+      await waitFor(() =>
+        expect(screen.getByText(/^Found so far:/)).toHaveTextContent(
+          `Findings: ${found.findings} · Subdomains: ${found.subdomain} · Technologies: ${found.technology}`,
+        ),
+      );
+      await waitFor(() =>
+        expect(screen.getByTestId('findings-total')).toHaveTextContent(`Findings: ${found.findings} ·`),
+      );
+      await waitFor(() =>
+        expect(screen.getByTestId('scope-summary')).toHaveTextContent(`Subdomains: ${found.subdomain}`),
+      );
+      expect(screen.getByTestId('scope-summary')).toHaveTextContent(`Technologies: ${found.technology}`);
+    };
+    await agree();
+    // The scan finds more: within one progress poll every number on the page moves together.
+    found = { findings: 4, subdomain: 5, technology: 7 };
+    await act(() => vi.advanceTimersByTimeAsync(PROGRESS_POLL_MS));
+    await agree();
+  });
+
   it('filters the scope by name in the request body and pages by 20 on the server', async () => {
     const calls = stubApi(
       doneRoutes({
