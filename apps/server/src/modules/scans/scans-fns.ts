@@ -221,6 +221,16 @@ export class ScopeModel {
     }
   }
 
+  /**
+   * Technologies as the scope chip counts them (scans-repo scopeSummary): every host row's list,
+   * so a banner on an address counts on each name it carries — the progress panel says the same.
+   */
+  technologyCount(): number {
+    let n = 0;
+    for (const r of this.rows.values()) n += r.technologies.length;
+    return n;
+  }
+
   takeDirty(): ScopeRow[] {
     const out = [...this.dirty].map((n) => this.rows.get(n) as ScopeRow);
     this.dirty.clear();

@@ -366,6 +366,8 @@ export async function runScan(ctx: AppContext, scanId: string): Promise<void> {
       await repo.saveScope(tx, scanId, batch.scopeRows);
       await repo.upsertFindings(tx, scanId, row.userId, batch.found);
     });
+    // Technology events come per host:port; the panel counts them as the scope chip does.
+    if (counts.technology !== undefined) counts.technology = scope.technologyCount();
     await repo.writeProgress(db, scanId, { ...progress, counts: { ...counts } });
   };
 
