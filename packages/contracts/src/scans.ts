@@ -207,6 +207,7 @@ export const ZScansStatsQuery = z.object({
 export type TScansStatsQuery = z.infer<typeof ZScansStatsQuery>;
 
 export const ZScansStats = z.object({ items: z.array(ZScan), total: z.number().int() });
+export type TScansStats = z.infer<typeof ZScansStats>;
 
 export const ZPagingQuery = (def: number) => z.object({ limit: limit(def), offset });
 
@@ -261,3 +262,4 @@ export const ZScopeResponse = z.object({
   /** Totals across the scan: hosts, subdomains, ip addresses, opened ports, technologies, e-mails. */
   summary: z.record(z.string(), z.number().int()),
 });
+export type TScopeResponse = z.infer<typeof ZScopeResponse>;

@@ -1,7 +1,6 @@
 import AddCircleOutline from '@mui/icons-material/AddCircleOutlineOutlined';
 import {
   Alert,
-  Box,
   Button,
   Card,
   CardContent,
@@ -24,9 +23,9 @@ import { SCAN_STATUSES, SEVERITIES, type TDashboardInfo } from '@perimeter/contr
 import { lazy, type ReactNode, Suspense } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
+import { QueryState } from '../../../components/feedback/query-state.tsx';
 import { PageTitle } from '../../../components/ui/page-title.tsx';
 import { paths } from '../../../config/paths.ts';
-import { apiErrorMessage } from '../../../lib/errors.ts';
 import { useAuth } from '../../auth/auth-provider.tsx';
 import { useDateFormat } from '../../auth/use-date-format.ts';
 import { ScanStatusChip } from '../../scans/components/scan-status-chip.tsx';
@@ -261,26 +260,14 @@ export function DashboardPage() {
       <Typography variant="h2" component="p" data-testid="home-greeting" sx={{ mb: 3 }}>
         {t('home.greeting', { name: user?.first_name ?? '' })}
       </Typography>
-      {isLoading ? (
-        <Box sx={{ display: 'flex', justifyContent: 'center', py: 6 }}>
-          <CircularProgress aria-label={t('common.loading')} />
-        </Box>
-      ) : error || !data ? (
-        <Alert
-          severity="error"
-          action={
-            <Button color="inherit" size="small" onClick={() => void refetch()}>
-              {t('dashboard.retry')}
-            </Button>
-          }
-        >
-          {apiErrorMessage(error, t)}
-        </Alert>
-      ) : data.targets.total === 0 ? (
-        <EmptyState />
-      ) : (
-        <Dashboard info={data} />
-      )}
+      <QueryState
+        query={{ data, error, isLoading, refetch }}
+        retryLabel={t('dashboard.retry')}
+        isEmpty={(d) => d.targets.total === 0}
+        empty={<EmptyState />}
+      >
+        {(d) => <Dashboard info={d} />}
+      </QueryState>
     </>
   );
 }

@@ -15,6 +15,7 @@ import type { TScan, TScanProgress } from '@perimeter/contracts';
 import { useEffect, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useParams } from 'react-router';
+import { QueryState } from '../../../components/feedback/query-state.tsx';
 import { PageTitle } from '../../../components/ui/page-title.tsx';
 import { paths } from '../../../config/paths.ts';
 import { apiErrorMessage } from '../../../lib/errors.ts';
@@ -67,25 +68,19 @@ function ReportSection({ scan }: { scan: TScan }) {
   const hasRun = scan.status !== 'created';
   const { data, error, isLoading, refetch } = useGetScanReportQuery(scan.id, { skip: !hasRun });
   if (!hasRun) return null;
-  if (isLoading) return <Loading />;
-  if (error || !data)
-    return (
-      <Alert
-        severity="error"
-        action={
-          <Button color="inherit" size="small" onClick={() => void refetch()}>
-            {t('scans.retry')}
-          </Button>
-        }
-      >
-        {t('scans.findings.loadError')} {apiErrorMessage(error, t)}
-      </Alert>
-    );
   return (
-    <Stack spacing={3}>
-      {data.restricted && <RestrictedNotice restricted={data.restricted} />}
-      <ScanFindingsSummary report={data} />
-    </Stack>
+    <QueryState
+      query={{ data, error, isLoading, refetch }}
+      errorText={t('scans.findings.loadError')}
+      retryLabel={t('scans.retry')}
+    >
+      {(report) => (
+        <Stack spacing={3}>
+          {report.restricted && <RestrictedNotice restricted={report.restricted} />}
+          <ScanFindingsSummary report={report} />
+        </Stack>
+      )}
+    </QueryState>
   );
 }
 

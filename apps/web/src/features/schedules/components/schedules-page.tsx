@@ -35,8 +35,8 @@ import { PageTitle } from '../../../components/ui/page-title.tsx';
 import { paths } from '../../../config/paths.ts';
 import { readApiError } from '../../../lib/api-client.ts';
 import { apiErrorMessage } from '../../../lib/errors.ts';
-import { useGetOwnedTargetsQuery } from '../../analytics/api/get-owned-targets.ts';
 import { useAuth } from '../../auth/auth-provider.tsx';
+import { useGetTargetsQuery } from '../../targets/index.ts';
 import { useCreateScanScheduleMutation } from '../api/create-scan-schedule.ts';
 import { useDeleteScanScheduleMutation } from '../api/delete-scan-schedule.ts';
 import { useGetScanSchedulesQuery } from '../api/get-scan-schedules.ts';
@@ -229,7 +229,7 @@ export function SchedulesPage() {
   const { user } = useAuth();
   const notify = useNotify();
   const tz = user?.tz || Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
-  const targets = useGetOwnedTargetsQuery();
+  const targets = useGetTargetsQuery();
   const schedules = useGetScanSchedulesQuery();
   const overview = useGetScheduleOverviewQuery();
   const [create, created] = useCreateScanScheduleMutation();
