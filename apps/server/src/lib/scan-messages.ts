@@ -5,7 +5,7 @@ import type { TMessageParams, TScanMessageCode } from '@perimeter/contracts';
  * `message`, the logs); the UI and the PDF translate the code and parameters that `scanMessageOf`
  * reads back from it. Every writer goes through `scanMessage`, so text and reading cannot drift.
  */
-const TEXTS: { [C in TScanMessageCode]: (p: Record<string, string>) => string } = {
+export const SCAN_MESSAGE_TEXTS: { [C in TScanMessageCode]: (p: Record<string, string>) => string } = {
   canceled_by_user: () => 'Cancelled by the user.',
   worker_lost: () => 'The worker running this scan stopped answering; retrying.',
   scan_failed: (p) =>
@@ -22,13 +22,13 @@ const TEXTS: { [C in TScanMessageCode]: (p: Record<string, string>) => string } 
 
 /** The English text of a message. */
 export function scanMessage(code: TScanMessageCode, params: TMessageParams = {}): string {
-  return TEXTS[code](Object.fromEntries(Object.entries(params).map(([k, v]) => [k, String(v)])));
+  return SCAN_MESSAGE_TEXTS[code](Object.fromEntries(Object.entries(params).map(([k, v]) => [k, String(v)])));
 }
 
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** Each text as a pattern: the parameters become named groups (a repeated one matches itself). */
-const PATTERNS = (Object.keys(TEXTS) as TScanMessageCode[]).map((code) => {
+const PATTERNS = (Object.keys(SCAN_MESSAGE_TEXTS) as TScanMessageCode[]).map((code) => {
   const names: string[] = [];
   const marker = new Proxy({} as Record<string, string>, {
     get: (_, name: string) => {
@@ -37,11 +37,14 @@ const PATTERNS = (Object.keys(TEXTS) as TScanMessageCode[]).map((code) => {
     },
   });
   const seen = new Set<string>();
-  const source = escapeRegExp(TEXTS[code](marker)).replace(/\uE000(\w+)\uE001/g, (_, name: string) => {
-    if (seen.has(name)) return `\\k<${name}>`;
-    seen.add(name);
-    return `(?<${name}>[\\s\\S]*?)`;
-  });
+  const source = escapeRegExp(SCAN_MESSAGE_TEXTS[code](marker)).replace(
+    /\uE000(\w+)\uE001/g,
+    (_, name: string) => {
+      if (seen.has(name)) return `\\k<${name}>`;
+      seen.add(name);
+      return `(?<${name}>[\\s\\S]*?)`;
+    },
+  );
   return { code, names, re: new RegExp(`^${source}$`) };
 });
 

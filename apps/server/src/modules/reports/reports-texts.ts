@@ -5,6 +5,7 @@ import type {
   TSeverity,
   TSkippedHostCode,
 } from '@perimeter/contracts';
+import { SCAN_MESSAGE_TEXTS } from '../../lib/scan-messages.ts';
 
 /** A message's parameters as text (a `plan` already in the report's language). */
 type TParams = Record<string, string>;
@@ -222,20 +223,8 @@ const en: ReportTexts = {
     enterprise: 'Enterprise',
   },
   scanMessageTitle: 'Note',
-  scanMessage: {
-    canceled_by_user: () => 'Cancelled by the user.',
-    worker_lost: () => 'The worker running this scan stopped answering; retrying.',
-    scan_failed: (p) =>
-      `The scan failed: ${p.reason} What it found before is kept; start it again to complete it.`,
-    plan_subdomain_limit: (p) =>
-      `Plan limit: the ${p.plan} plan covers ${p.subdomains} subdomains per scan; the first ${p.subdomains} found were scanned and ${p.skipped} more were not (see the skipped hosts).`,
-    target_disabled: (p) => `${p.target} is disabled.`,
-    target_unverified: (p) =>
-      `${p.target} is not verified. Publish the verification record and check verification first.`,
-    ownership_unavailable: (p) => `Ownership of ${p.target} could not be checked right now: ${p.detail}`,
-    ownership_lost: (p) =>
-      `Ownership of ${p.target} could no longer be confirmed, so it is now unverified and cannot be scanned. ${p.detail} Publish the verification record again and check verification.`,
-  },
+  // The English texts are the API's own (one table, lib/scan-messages.ts).
+  scanMessage: SCAN_MESSAGE_TEXTS,
   skippedHostsTitle: (n) => `Hosts not scanned: ${n}`,
   reason: 'Reason',
   skippedReason: {

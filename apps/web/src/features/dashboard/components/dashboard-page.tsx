@@ -19,7 +19,7 @@ import {
   TableRow,
   Typography,
 } from '@mui/material';
-import { SCAN_STATUSES, SEVERITIES, type TDashboardInfo } from '@perimeter/contracts';
+import { SCAN_STATUSES, type TDashboardInfo } from '@perimeter/contracts';
 import { lazy, type ReactNode, Suspense } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
@@ -29,7 +29,7 @@ import { paths } from '../../../config/paths.ts';
 import { useAuth } from '../../auth/auth-provider.tsx';
 import { useDateFormat } from '../../auth/use-date-format.ts';
 import { ScanStatusChip } from '../../scans/components/scan-status-chip.tsx';
-import { SEVERITY_COLOR } from '../../scans/components/severity.ts';
+import { SeverityCountChips } from '../../scans/components/severity-count-chips.tsx';
 import { useGetDashboardInfoQuery } from '../api/get-dashboard-info.ts';
 import { useRecentScans } from '../hooks/use-recent-scans.ts';
 
@@ -206,14 +206,7 @@ function Dashboard({ info }: { info: TDashboardInfo }) {
       <Grid size={{ xs: 12, sm: 6, lg: 3 }}>
         <StatCard title={t('dashboard.openFindings')} value={info.open_total} testId="card-findings">
           <Stack direction="row" sx={{ flexWrap: 'wrap', gap: 0.5 }}>
-            {SEVERITIES.filter((s) => info.open_findings[s] > 0).map((s) => (
-              <Chip
-                key={s}
-                size="small"
-                color={SEVERITY_COLOR[s]}
-                label={`${t(`dashboard.severity.${s}`)}: ${info.open_findings[s]}`}
-              />
-            ))}
+            <SeverityCountChips counts={info.open_findings} />
           </Stack>
         </StatCard>
       </Grid>

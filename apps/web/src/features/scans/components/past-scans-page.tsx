@@ -2,7 +2,6 @@ import {
   Box,
   Button,
   Card,
-  Chip,
   CircularProgress,
   FormControl,
   InputLabel,
@@ -22,7 +21,7 @@ import {
   ToggleButtonGroup,
   Typography,
 } from '@mui/material';
-import { SCAN_STATUSES, SEVERITIES, type TScan, type TTargetType } from '@perimeter/contracts';
+import { SCAN_STATUSES, type TScan, type TTargetType } from '@perimeter/contracts';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
@@ -42,7 +41,7 @@ import {
 import { isMoving, ScanActions } from './scan-actions.tsx';
 import { ScanProgress } from './scan-progress.tsx';
 import { ScanStatusChip } from './scan-status-chip.tsx';
-import { SEVERITY_COLOR } from './severity.ts';
+import { SeverityCountChips } from './severity-count-chips.tsx';
 
 const LIST_POLL_MS = 5000;
 const TARGET_TYPES: readonly TTargetType[] = ['domain', 'peer', 'network'];
@@ -152,14 +151,7 @@ function ScanRow({ scan, fmt }: { scan: TScan; fmt: Intl.DateTimeFormat }) {
       <TableCell>{date(scan.finished_at)}</TableCell>
       <TableCell>
         <Stack direction="row" sx={{ flexWrap: 'wrap', gap: 0.5 }}>
-          {SEVERITIES.filter((s) => scan.severity_counts[s] > 0).map((s) => (
-            <Chip
-              key={s}
-              size="small"
-              color={SEVERITY_COLOR[s]}
-              label={`${t(`dashboard.severity.${s}`)}: ${scan.severity_counts[s]}`}
-            />
-          ))}
+          <SeverityCountChips counts={scan.severity_counts} />
         </Stack>
       </TableCell>
       <TableCell align="right">
