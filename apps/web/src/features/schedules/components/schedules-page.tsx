@@ -305,7 +305,7 @@ export function SchedulesPage() {
           <QueryState query={schedules} retryLabel={t('schedules.retry')} py={3}>
             {(data) => (
               <ScheduleList
-                schedules={data.results}
+                schedules={data.results ?? []}
                 targetNames={targetNames}
                 onEdit={(s) => {
                   setEditError(null);
