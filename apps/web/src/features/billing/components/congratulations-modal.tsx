@@ -4,9 +4,6 @@ import {
   DialogActions,
   DialogContent,
   DialogTitle,
-  List,
-  ListItem,
-  ListItemText,
   Link as MuiLink,
   Stack,
   Typography,
@@ -16,6 +13,7 @@ import { useTranslation } from 'react-i18next';
 import { Link as RouterLink } from 'react-router';
 import { paths } from '../../../config/paths.ts';
 import { planText } from './plan-text.ts';
+import { PlanTextList } from './plan-text-list.tsx';
 
 /** Spec §2 "Congratulations": new plan name, features, host and subdomain limits, a recommendation, "Got it". */
 export function CongratulationsModal({ plan, onClose }: { plan: TPlanKey | null; onClose: () => void }) {
@@ -30,23 +28,11 @@ export function CongratulationsModal({ plan, onClose }: { plan: TPlanKey | null;
         <Typography variant="subtitle1" component="h3">
           {text.featuresTitle}
         </Typography>
-        <List dense>
-          {text.features.map((f) => (
-            <ListItem key={f} disableGutters>
-              <ListItemText primary={f} />
-            </ListItem>
-          ))}
-        </List>
+        <PlanTextList items={text.features} />
         <Typography variant="subtitle1" component="h3">
           {t('billing.limitationsTitle')}
         </Typography>
-        <List dense>
-          {text.limitations.map((l) => (
-            <ListItem key={l} disableGutters>
-              <ListItemText primary={l} />
-            </ListItem>
-          ))}
-        </List>
+        <PlanTextList items={text.limitations} />
         <Typography variant="body2" color="text.secondary">
           {t('billing.congrats.recommendation')}
         </Typography>

@@ -1,20 +1,9 @@
 import CheckIcon from '@mui/icons-material/Check';
-import {
-  Button,
-  Card,
-  CardActions,
-  CardContent,
-  Chip,
-  List,
-  ListItem,
-  ListItemIcon,
-  ListItemText,
-  Stack,
-  Typography,
-} from '@mui/material';
+import { Button, Card, CardActions, CardContent, Chip, Stack, Typography } from '@mui/material';
 import type { TBillingPeriod, TCurrency, TTariff } from '@perimeter/contracts';
 import { useTranslation } from 'react-i18next';
 import { planText } from './plan-text.ts';
+import { PlanTextList } from './plan-text-list.tsx';
 
 export const ENTERPRISE_CONTACT = 'mailto:sales@perimeter.local?subject=Enterprise%20plan';
 
@@ -75,26 +64,11 @@ export function PlanCard({ tariff, period, currency, current, purchasable, busy,
         <Typography variant="subtitle1" component="h3" sx={{ mt: 2 }}>
           {text.featuresTitle}
         </Typography>
-        <List dense>
-          {text.features.map((f) => (
-            <ListItem key={f} disableGutters>
-              <ListItemIcon sx={{ minWidth: 28 }}>
-                <CheckIcon fontSize="small" color="success" />
-              </ListItemIcon>
-              <ListItemText primary={f} />
-            </ListItem>
-          ))}
-        </List>
+        <PlanTextList items={text.features} mark={<CheckIcon fontSize="small" color="success" />} />
         <Typography variant="subtitle2" component="h3">
           {t('billing.limitationsTitle')}
         </Typography>
-        <List dense>
-          {text.limitations.map((l) => (
-            <ListItem key={l} disableGutters>
-              <ListItemText primary={l} />
-            </ListItem>
-          ))}
-        </List>
+        <PlanTextList items={text.limitations} />
       </CardContent>
       <CardActions sx={{ p: 2 }}>
         {tariff.isEnterprise ? (
