@@ -9,10 +9,10 @@ import { usesOob } from '@perimeter/engine';
 import { type Lab, OOB_PLANTED, startLab } from '@perimeter/lab';
 import dnsPacket from 'dns-packet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findFreePort } from '../src/db/embedded.ts';
 import { createLogger } from '../src/lib/logger.ts';
 import { type OobServer, startOobServer } from '../src/modules/oob/oob-server.ts';
 import { importTemplateSet } from '../src/modules/templates/templates-service.ts';
-import { findFreePort } from '../src/db/embedded.ts';
 import { createTestApp, type TestApp } from './support/app.ts';
 import {
   type Api,
@@ -50,7 +50,7 @@ let alice: Api;
 let bob: Api;
 let scanId = '';
 let events: Extract<TEvent, { scan_subclass: 'exploit_scanner' }>[] = [];
-let oobTemplateIds = new Set<string>();
+const oobTemplateIds = new Set<string>();
 
 /** The corpus's http templates that use out-of-band call-backs, copied flat into one folder. */
 async function oobTemplatesDir(archive: string): Promise<string> {
@@ -131,7 +131,9 @@ beforeAll(async () => {
   const begun = Date.now();
   const done = await waitForScan(alice, scan.id, ['done', 'failed', 'canceled'], 480_000);
   expect(done.status, done.message ?? '').toBe('done');
-  console.log(`out-of-band lab scan through the product: done after ${((Date.now() - begun) / 1000).toFixed(1)} s`);
+  console.log(
+    `out-of-band lab scan through the product: done after ${((Date.now() - begun) / 1000).toFixed(1)} s`,
+  );
   scanId = scan.id;
   events = (await allEvents(alice, 'exploit_scanner', scanId)) as typeof events;
 }, 600_000);
@@ -163,11 +165,16 @@ describe.skipIf(!corpus)('out-of-band checks through the product against the lab
     expect(carried).toBeDefined();
     // The scan's correlation id with a fresh nonce, as a target calling back late would send it.
     const lateId = `${carried?.id.slice(0, 20)}latecallback0`;
-    await dnsQuery(`${lateId}.${ZONE}`, oob.listeners.find((l) => l.protocol === 'dns/udp')?.address.port ?? 0);
+    await dnsQuery(
+      `${lateId}.${ZONE}`,
+      oob.listeners.find((l) => l.protocol === 'dns/udp')?.address.port ?? 0,
+    );
     const until = Date.now() + 20_000;
     let late: { count: number; items: { id: string; protocol: string }[] } = { count: 0, items: [] };
     while (Date.now() < until) {
-      const res = await alice.get<{ data: typeof late }>(`/main/get_abstract_scan_late_interactions?id=${scanId}`);
+      const res = await alice.get<{ data: typeof late }>(
+        `/main/get_abstract_scan_late_interactions?id=${scanId}`,
+      );
       expect(res.status).toBe(200);
       late = res.body.data;
       if (late.items.some((i) => i.id === lateId)) break;
@@ -177,6 +184,8 @@ describe.skipIf(!corpus)('out-of-band checks through the product against the lab
     const other = await bob.get(`/main/get_abstract_scan_late_interactions?id=${scanId}`);
     expect(other.status).toBe(404);
     const othersEvents = await allEvents(bob, 'exploit_scanner');
-    expect(othersEvents.filter((e) => oobTemplateIds.has((e as { template_id: string }).template_id))).toEqual([]);
+    expect(
+      othersEvents.filter((e) => oobTemplateIds.has((e as { template_id: string }).template_id)),
+    ).toEqual([]);
   });
 });

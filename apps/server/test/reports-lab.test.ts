@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { TEvent, TReport } from '@perimeter/contracts';
+import type { TEvent, TReport, TScanProgress } from '@perimeter/contracts';
 import { type Lab, startLab } from '@perimeter/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from './support/app.ts';
@@ -169,6 +169,32 @@ describe('reports of lab scans', () => {
       exploit_scanner: wantOf('exploit_scanner').length,
       exploit_db: wantOf('exploit_db').length,
       leakcheck: wantOf('leakcheck').length,
+    });
+    // The scan page's numbers agree: the progress panel's counts, the findings total and the
+    // scope chips count the same things.
+    const progress = await api.get<{ data: TScanProgress }>(
+      `/main/get_user_abstract_scan_progress?id=${first}`,
+    );
+    const scope = await api.post<{ data: { summary: Record<string, number> } }>(
+      '/main/get_one_user_abstract_scan_scope?limit=20&offset=0',
+      { id: first, targets_type: 'domain', sort_order: 'desc' },
+    );
+    expect(scope.status).toBe(200);
+    const counts = progress.body.data.counts;
+    const chips = scope.body.data.summary;
+    expect(counts.findings).toBe(report.summary.total);
+    for (const sub of ['exploit_scanner', 'exploit_db', 'leakcheck'] as const)
+      expect(counts[sub] ?? 0, sub).toBe(report.summary.by_subclass[sub]);
+    expect({
+      subdomains: counts.subdomain ?? 0,
+      ip_addresses: counts.ip ?? 0,
+      technologies: counts.technology ?? 0,
+      emails: counts.email ?? 0,
+    }).toEqual({
+      subdomains: chips.subdomains,
+      ip_addresses: chips.ip_addresses,
+      technologies: chips.technologies,
+      emails: chips.emails,
     });
     expect(report.changes.previous_scan_id).toBeNull();
     expect(sorted(report.changes.new.map((c) => c.id))).toEqual(sorted(events.map((e) => e.id)));

@@ -6,6 +6,7 @@ import type { TEventsPage, TReport } from '@perimeter/contracts';
 import fc from 'fast-check';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { scanMessage } from '../src/lib/scan-messages.ts';
 import { client, createTestApp, newUserInput, type TestApp } from './support/app.ts';
 import {
   seedCveFinding,
@@ -270,6 +271,51 @@ describe('file reports', () => {
     expect(text).toContain('95 с');
     expect(text).not.toMatch(/\bfull\b|\bbusiness\b|\b95 s\b/);
     expect(text).toMatch(/Статус: (новая|открыта|вернулась)/);
+  });
+
+  it('lists the skipped hosts and the scan message, translated, with the plan name in Russian', async () => {
+    const { token, userId } = await signUp('business', 'ru');
+    const { second } = await seedTwoScans(userId);
+    const skipped = [
+      {
+        host: 'old.acme.test',
+        reason: 'plan limit: the Trial scan plan covers 30 subdomains per scan',
+        code: 'plan_subdomain_limit',
+        params: { plan: 'Trial scan', subdomains: 30 },
+      },
+      {
+        host: 'mail.acme.test',
+        reason: 'no open port among the 100 scanned',
+        code: 'no_open_port',
+        params: { ports: 100 },
+      },
+      { host: 'legacy.acme.test', reason: 'an old reason without a code' },
+    ];
+    const message = scanMessage('plan_subdomain_limit', { plan: 'Trial scan', subdomains: 30, skipped: 1 });
+    await sql.query('update scans set skipped_hosts = $2, message = $3 where id = $1', [
+      second.id,
+      JSON.stringify(skipped),
+      message,
+    ]);
+    const json = JSON.parse((await fileReport(token, { id: second.id, format: 'json' })).body) as TReport;
+    expect(json.scan.skipped_hosts).toEqual(skipped);
+    expect(json.scan).toMatchObject({
+      message,
+      message_code: 'plan_subdomain_limit',
+      message_params: { plan: 'Trial scan', subdomains: 30, skipped: 1 },
+    });
+    const text = pdfText(
+      (await fileReport(token, { id: second.id, format: 'pdf' })).rawPayload,
+      'skipped-ru',
+    );
+    const flat = text.replace(/\s+/g, ' ');
+    expect(flat).toContain('Не просканировано хостов: 3');
+    expect(flat).toContain('old.acme.test');
+    expect(flat).toContain('тариф «Пробное сканирование» охватывает 30 поддоменов за сканирование');
+    expect(flat).toContain('нет открытых портов среди 100 проверенных');
+    expect(flat).toContain('an old reason without a code');
+    expect(flat).toContain('Примечание: Ограничение тарифа: тариф «Пробное сканирование» охватывает 30');
+    expect(flat).not.toMatch(/Plan limit|Trial scan|no open port/);
   });
 
   it('shows every date in the account time zone: PDF and CSV', async () => {

@@ -104,6 +104,12 @@ describe('cancel', () => {
     const cancelled = await api.post<{ data: TScan }>('/main/cancel_running_abstract_scan', { id: scan.id });
     expect(cancelled.status).toBe(200);
     expect(cancelled.body.data.status).toBe('canceled');
+    // The message in English, and as a code the UI translates.
+    expect(cancelled.body.data).toMatchObject({
+      message: 'Cancelled by the user.',
+      message_code: 'canceled_by_user',
+      message_params: {},
+    });
     const at = Date.now();
     const { rows: jobs } = await sql.query<{ job_id: string }>('select job_id from scans where id = $1', [
       scan.id,
@@ -122,7 +128,7 @@ describe('cancel', () => {
     expect(state).toBe('completed');
     expect(stoppedMs).toBeLessThan(5000);
     const progress = await waitForScan(api, scan.id, ['canceled'], 1000);
-    expect(progress.status).toBe('canceled');
+    expect(progress).toMatchObject({ status: 'canceled', message_code: 'canceled_by_user' });
     const { rows: scope } = await sql.query('select count(*)::int as n from scan_scope where scan_id = $1', [
       scan.id,
     ]);

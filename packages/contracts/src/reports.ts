@@ -2,7 +2,15 @@ import { z } from 'zod';
 import { LANGUAGES } from './auth.ts';
 import { ZCveIntel } from './events.ts';
 import { ZOobInteraction } from './oob.ts';
-import { ZScanId, ZScanPartial, ZScanSubclass, ZScanTemplateSet } from './scans.ts';
+import {
+  SCAN_MESSAGE_CODES,
+  ZMessageParams,
+  ZScanId,
+  ZScanPartial,
+  ZScanSubclass,
+  ZScanTemplateSet,
+  ZSkippedHost,
+} from './scans.ts';
 import { ZSeverity, ZSeverityCounts } from './targets.ts';
 
 export const REPORT_FORMATS = ['pdf', 'csv', 'json'] as const;
@@ -118,6 +126,12 @@ export const ZReport = z.object({
     partial: ZScanPartial.nullable(),
     /** The template sets the scan ran. */
     template_sets: z.array(ZScanTemplateSet),
+    /** Hosts found but not scanned, with the code of the reason. */
+    skipped_hosts: z.array(ZSkippedHost),
+    /** Why the scan ended early or what limited it (English), and its code for translation. */
+    message: z.string().nullable(),
+    message_code: z.enum(SCAN_MESSAGE_CODES).optional(),
+    message_params: ZMessageParams.optional(),
   }),
   generated_at: z.string(),
   language: z.enum(LANGUAGES),

@@ -56,6 +56,30 @@ export type TTemplateSelection = z.infer<typeof ZTemplateSelection>;
 export const SKIPPED_HOST_CODES = ['host_limit', 'no_open_port', 'plan_subdomain_limit'] as const;
 export type TSkippedHostCode = (typeof SKIPPED_HOST_CODES)[number];
 
+/** Every message a scan waits or ends with (its `message`); the UI and the PDF translate the code. */
+export const SCAN_MESSAGE_CODES = [
+  'canceled_by_user',
+  'worker_lost',
+  'scan_failed',
+  'plan_subdomain_limit',
+  'target_disabled',
+  'target_unverified',
+  'ownership_unavailable',
+  'ownership_lost',
+] as const;
+export type TScanMessageCode = (typeof SCAN_MESSAGE_CODES)[number];
+/** The values a message or skipped-host code is translated with (a `plan` is a plan key or its English name). */
+export const ZMessageParams = z.record(z.string(), z.union([z.string(), z.number()]));
+export type TMessageParams = z.infer<typeof ZMessageParams>;
+
+export const ZSkippedHost = z.object({
+  host: z.string(),
+  reason: z.string(),
+  code: z.enum(SKIPPED_HOST_CODES).optional(),
+  params: ZMessageParams.optional(),
+});
+export type TSkippedHost = z.infer<typeof ZSkippedHost>;
+
 export const ZScanConfig = z.strictObject({
   classes: z.array(ZScanClass).max(3).default([]),
   subclasses: z.array(ZScanSubclass).max(3).default([]),
@@ -116,19 +140,15 @@ export const ZScanProgress = z.object({
    * Hosts not scanned, each with a `code` the UI and PDF translate (`reason` is its English text;
    * rows stored before codes existed have none).
    */
-  skipped_hosts: z.array(
-    z.object({
-      host: z.string(),
-      reason: z.string(),
-      code: z.enum(SKIPPED_HOST_CODES).optional(),
-      params: z.record(z.string(), z.union([z.string(), z.number()])).optional(),
-    }),
-  ),
+  skipped_hosts: z.array(ZSkippedHost),
   started_at: z.string().nullable(),
   finished_at: z.string().nullable(),
   updated_at: z.string(),
-  /** Why the scan ended early (cancelled, ownership proof missing, engine error). */
+  /** Why the scan ended early (cancelled, ownership proof missing, engine error), in English. */
   message: z.string().nullable(),
+  /** `message` as a code and its parameters, for the UI to translate (absent: no message, or one without a code). */
+  message_code: z.enum(SCAN_MESSAGE_CODES).optional(),
+  message_params: ZMessageParams.optional(),
   /** Not null when a stage ended early or skipped work: the scan is partial. */
   partial: ZScanPartial.nullable(),
 });
@@ -152,6 +172,8 @@ export const ZScan = z.object({
   stage: z.string().nullable(),
   percent: z.number().int(),
   message: z.string().nullable(),
+  message_code: z.enum(SCAN_MESSAGE_CODES).optional(),
+  message_params: ZMessageParams.optional(),
   /** Not null when a stage ended early or skipped work: the scan is partial. */
   partial: ZScanPartial.nullable(),
   /** The template sets the scan ran (empty until it ran its templates). */
@@ -185,6 +207,7 @@ export const ZScansStatsQuery = z.object({
 export type TScansStatsQuery = z.infer<typeof ZScansStatsQuery>;
 
 export const ZScansStats = z.object({ items: z.array(ZScan), total: z.number().int() });
+export type TScansStats = z.infer<typeof ZScansStats>;
 
 export const ZPagingQuery = (def: number) => z.object({ limit: limit(def), offset });
 
@@ -239,3 +262,4 @@ export const ZScopeResponse = z.object({
   /** Totals across the scan: hosts, subdomains, ip addresses, opened ports, technologies, e-mails. */
   summary: z.record(z.string(), z.number().int()),
 });
+export type TScopeResponse = z.infer<typeof ZScopeResponse>;

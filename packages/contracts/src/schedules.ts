@@ -8,7 +8,9 @@ export const SCHEDULE_DAY_NAMES = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sa
 export const ZScheduleDay = z.union([z.enum([...SCHEDULE_DAY_NAMES, '*']), z.number().int().min(0).max(6)]);
 export type TScheduleDay = z.infer<typeof ZScheduleDay>;
 
-const ZLocalTime = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'Use HH:MM (24-hour).');
+/** A local time of day, HH:MM (24-hour): the schedule window's start and end. */
+export const LOCAL_TIME_PATTERN = /^([01]\d|2[0-3]):[0-5]\d$/;
+const ZLocalTime = z.string().regex(LOCAL_TIME_PATTERN, 'Use HH:MM (24-hour).');
 const ZScheduleTz = z
   .string()
   .max(64)

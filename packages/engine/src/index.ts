@@ -58,6 +58,7 @@ export {
   type OobCorrelatorOptions,
   type OobPending,
 } from './protocols/oob/oob-correlator.js';
+export { usesOob } from './protocols/oob/oob-markers.js';
 export type { OobInteraction, OobProtocol, OobProvider } from './protocols/oob/oob-types.js';
 export { connectGuarded, createGuardedConnector } from './scope/guarded-net.js';
 export { DEFAULT_DENY, ScopeError, ScopePolicy, type ScopePolicyOptions } from './scope/scope-policy.js';

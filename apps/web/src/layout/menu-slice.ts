@@ -2,23 +2,20 @@ import type { TMenuItem } from '@perimeter/contracts';
 import { createAsyncThunk, createSlice, type PayloadAction } from '@reduxjs/toolkit';
 import { fetchDashboardMenu } from '../features/system/api/get-dashboard-menu.ts';
 
-/** Menu state of spec §3. */
+/**
+ * Menu state of spec §3 that the shell uses: the open item, the drawer, the menu and its error.
+ * (The admin template's selected id and component drawer had no screen here and are gone.)
+ */
 export type TMenuState = {
   openItem: string[];
-  selectedID: string | null;
-  openComponent: string;
   drawerOpen: boolean;
-  componentDrawerOpen: boolean;
   menu: TMenuItem | null;
   error: string | null;
 };
 
 export const initialMenuState: TMenuState = {
   openItem: ['dashboard'],
-  selectedID: null,
-  openComponent: 'buttons',
   drawerOpen: false,
-  componentDrawerOpen: true,
   menu: null,
   error: null,
 };
@@ -41,17 +38,8 @@ export const menuSlice = createSlice({
     activeItem: (state, action: PayloadAction<string[]>) => {
       state.openItem = action.payload;
     },
-    activeID: (state, action: PayloadAction<string | null>) => {
-      state.selectedID = action.payload;
-    },
-    activeComponent: (state, action: PayloadAction<string>) => {
-      state.openComponent = action.payload;
-    },
     openDrawer: (state, action: PayloadAction<boolean>) => {
       state.drawerOpen = action.payload;
-    },
-    openComponentDrawer: (state, action: PayloadAction<boolean>) => {
-      state.componentDrawerOpen = action.payload;
     },
   },
   extraReducers: (builder) => {

@@ -188,7 +188,23 @@ export function createBaseQuery(
   };
 }
 
-export const TAGS = ['User', 'Maintenance'] as const;
+/** Every cache tag of the app, in one list: a query provides them, a change invalidates them. */
+export const TAGS = [
+  'User',
+  'Maintenance',
+  'Targets',
+  'TargetInfo',
+  'Dashboard',
+  'Billing',
+  'Scans',
+  'ScanProgress',
+  'ScanReport',
+  'ScanScope',
+  'Events',
+  'TargetMetrics',
+  'Schedules',
+  'ScheduleOverview',
+] as const;
 
 export const api = createApi({
   reducerPath: 'api',

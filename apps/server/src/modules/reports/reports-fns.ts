@@ -8,6 +8,7 @@ import type {
 } from '@perimeter/contracts';
 import { REPORT_NOTICES, SEVERITIES, SEVERITY_RANK } from '@perimeter/contracts';
 import { maskPassword as maskLeakedPassword } from '@perimeter/engine';
+import { scanMessageOf } from '../../lib/scan-messages.ts';
 import { cveIntelOf, fixFirstOrder } from '../intel/intel-fns.ts';
 import { oobEvidence } from '../oob/oob-evidence.ts';
 import { limitsOf } from '../targets/targets-fns.ts';
@@ -242,6 +243,9 @@ export function buildReport(input: ReportInput): TReport {
       subclasses: s.subclasses,
       partial: s.partial ?? null,
       template_sets: s.templateSets,
+      skipped_hosts: s.skippedHosts,
+      message: s.message,
+      ...scanMessageOf(s.message),
     },
     generated_at: input.now.toISOString(),
     language: input.language,

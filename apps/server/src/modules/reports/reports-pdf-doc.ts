@@ -3,6 +3,7 @@ import type { Content, TDocumentDefinitions } from 'pdfmake/interfaces';
 import { SEVERITY_COLORS } from './reports-fns.ts';
 import { partialBox, restrictedBox, severityChart, simpleTable } from './reports-pdf-blocks.ts';
 import { oobInteractionsBlock } from './reports-pdf-oob.ts';
+import { scanNotes } from './reports-pdf-scan-notes.ts';
 import { REPORT_TEXTS, type ReportTexts } from './reports-texts.ts';
 
 /** Findings shown with every section; the rest go in a compact table (the CSV/JSON keep everything). */
@@ -151,6 +152,7 @@ export function reportDocDefinition(report: TReport): TDocumentDefinitions {
     ...(report.summary.notices ?? []).map(
       (n): Content => ({ text: t.notices[n], fontSize: 10, color: '#e65100', margin: [0, 4, 0, 0] }),
     ),
+    ...scanNotes(report, t),
     severityChart(report, t),
   ];
 

@@ -1,4 +1,14 @@
-import type { TLanguage, TReportNotice, TSeverity } from '@perimeter/contracts';
+import type {
+  TLanguage,
+  TReportNotice,
+  TScanMessageCode,
+  TSeverity,
+  TSkippedHostCode,
+} from '@perimeter/contracts';
+import { SCAN_MESSAGE_TEXTS } from '../../lib/scan-messages.ts';
+
+/** A message's parameters as text (a `plan` already in the report's language). */
+type TParams = Record<string, string>;
 
 export interface ReportTexts {
   title: string;
@@ -82,6 +92,12 @@ export interface ReportTexts {
   targetType: Record<string, string>;
   scanTypes: Record<string, string>;
   planName: Record<string, string>;
+  /** The scan's message (why it ended early, or what its plan limited) by code. */
+  scanMessageTitle: string;
+  scanMessage: Record<TScanMessageCode, (p: TParams) => string>;
+  skippedHostsTitle: (n: number) => string;
+  reason: string;
+  skippedReason: Record<TSkippedHostCode, (p: TParams) => string>;
   findingStatus: Record<string, string>;
   resolved: string;
   seconds: (n: number) => string;
@@ -213,6 +229,16 @@ const en: ReportTexts = {
     business: 'Business',
     enterprise: 'Enterprise',
   },
+  scanMessageTitle: 'Note',
+  // The English texts are the API's own (one table, lib/scan-messages.ts).
+  scanMessage: SCAN_MESSAGE_TEXTS,
+  skippedHostsTitle: (n) => `Hosts not scanned: ${n}`,
+  reason: 'Reason',
+  skippedReason: {
+    host_limit: (p) => `the scan's limit of ${p.max} hosts was reached`,
+    no_open_port: (p) => `no open port among the ${p.ports} scanned`,
+    plan_subdomain_limit: (p) => `the ${p.plan} plan covers ${p.subdomains} subdomains per scan`,
+  },
   findingStatus: { new: 'new', open: 'open', fixed: 'fixed', regressed: 'regressed' },
   resolved: 'resolved',
   seconds: (n) => `${n} s`,
@@ -342,6 +368,28 @@ const ru: ReportTexts = {
     starter: 'Starter',
     business: 'Business',
     enterprise: 'Enterprise',
+  },
+  scanMessageTitle: 'Примечание',
+  scanMessage: {
+    canceled_by_user: () => 'Отменено пользователем.',
+    worker_lost: () => 'Обработчик этого сканирования перестал отвечать; сканирование будет повторено.',
+    scan_failed: (p) =>
+      `Сканирование завершилось ошибкой: ${p.reason} Найденное ранее сохранено; запустите сканирование снова, чтобы завершить его.`,
+    plan_subdomain_limit: (p) =>
+      `Ограничение тарифа: тариф «${p.plan}» охватывает ${p.subdomains} поддоменов за сканирование; просканированы первые ${p.subdomains} найденных, ещё ${p.skipped} — нет (см. пропущенные хосты).`,
+    target_disabled: (p) => `Цель ${p.target} отключена.`,
+    target_unverified: (p) =>
+      `Цель ${p.target} не подтверждена. Опубликуйте проверочную запись и сначала проверьте подтверждение.`,
+    ownership_unavailable: (p) => `Сейчас не удалось проверить владение целью ${p.target}: ${p.detail}`,
+    ownership_lost: (p) =>
+      `Владение целью ${p.target} больше не подтверждается, поэтому она снова не подтверждена и не может сканироваться. ${p.detail} Опубликуйте проверочную запись заново и проверьте подтверждение.`,
+  },
+  skippedHostsTitle: (n) => `Не просканировано хостов: ${n}`,
+  reason: 'Причина',
+  skippedReason: {
+    host_limit: (p) => `достигнут предел сканирования — ${p.max} узлов`,
+    no_open_port: (p) => `нет открытых портов среди ${p.ports} проверенных`,
+    plan_subdomain_limit: (p) => `тариф «${p.plan}» охватывает ${p.subdomains} поддоменов за сканирование`,
   },
   findingStatus: { new: 'новая', open: 'открыта', fixed: 'устранена', regressed: 'вернулась' },
   resolved: 'закрыта',

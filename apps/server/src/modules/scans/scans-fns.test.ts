@@ -70,6 +70,8 @@ describe('ScopeModel', () => {
       sources: [],
     });
     expect(m.rows.get('smtp.a.test')?.technologies).toEqual([{ name: 'Exim', version: '4.87' }]);
+    // One banner event; the scope lists it on the address and both names: the count the chip shows.
+    expect(m.technologyCount()).toBe(3);
   });
 
   it('gives a name resolved after the port scan the ports of its address', () => {

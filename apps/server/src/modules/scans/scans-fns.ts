@@ -17,6 +17,7 @@ import {
   ScopePolicy,
   type TemplateFinding,
 } from '@perimeter/engine';
+import { scanMessage } from '../../lib/scan-messages.ts';
 import type { FixRule, SeenFinding } from '../findings/findings-write-repo.ts';
 import { ScopeModel, type ScopeRow } from './scans-scope-fns.ts';
 
@@ -95,7 +96,7 @@ export const subdomainLimitReason = (plan: { name: string; subdomains: number })
 
 /** The done scan's message when its plan's subdomain limit cut discovery short. */
 export const subdomainLimitMessage = (plan: { name: string; subdomains: number }, skipped: number) =>
-  `Plan limit: the ${plan.name} plan covers ${plan.subdomains} subdomains per scan; the first ${plan.subdomains} found were scanned and ${skipped} more were not (listed in skipped_hosts).`;
+  scanMessage('plan_subdomain_limit', { plan: plan.name, subdomains: plan.subdomains, skipped });
 
 /** The scan's `partial` field: every stage that ended early or skipped work, or null. */
 export function scanPartialOf(summary: ScanSummary): TScanPartial | null {
@@ -265,6 +266,8 @@ export class ScanAccumulator {
     this.found = { exploit_scanner: [], exploit_db: [], leakcheck: [] };
     this.pending = 0;
     this.lastFlush = now;
+    // Technology events come per host:port; the panel counts them as the scope chip does.
+    if (this.counts.technology !== undefined) this.counts.technology = this.scope.technologyCount();
     return batch;
   }
 }

@@ -13,6 +13,7 @@ import {
 } from '@perimeter/engine';
 import { z } from 'zod';
 import { type PgBoss as Boss, defineJob, type ExecuteSql, ensureQueues } from '../../lib/queue.ts';
+import { scanMessage } from '../../lib/scan-messages.ts';
 import type { AppContext } from '../../server/context.ts';
 import * as findings from '../findings/findings-write-repo.ts';
 import { countLeakRecords } from '../intel/intel-repo.ts';
@@ -59,8 +60,7 @@ export async function enqueueScanJob(
   return id;
 }
 
-const failureMessage = (reason: string) =>
-  `The scan failed: ${reason} What it found before is kept; start it again to complete it.`;
+const failureMessage = (reason: string) => scanMessage('scan_failed', { reason });
 
 /** Starts WORKER_CONCURRENCY scan workers on this process, and the stale-scan check. */
 export async function registerScanWorkers(ctx: AppContext, boss: Boss): Promise<{ stop(): Promise<void> }> {

@@ -3,6 +3,7 @@ import { and, asc, desc, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.ts';
 import { escapeLike } from '../../db/like.ts';
 import { scanAssets, scanScope, scans, scanTargets, targets } from '../../db/schema/index.ts';
+import { scanMessage } from '../../lib/scan-messages.ts';
 import type { ScopeRow } from './scans-scope-fns.ts';
 
 export type ScanRow = typeof scans.$inferSelect;
@@ -186,7 +187,7 @@ export async function claimStaleScans(
     .set({
       status: 'pending',
       heartbeatAt: sql`now()`,
-      message: 'The worker running this scan stopped answering; retrying.',
+      message: scanMessage('worker_lost'),
       updatedAt: sql`now()`,
     })
     .where(

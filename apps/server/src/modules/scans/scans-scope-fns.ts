@@ -138,4 +138,14 @@ export class ScopeModel {
     this.dirty.clear();
     return out;
   }
+
+  /**
+   * Technologies as the scope chip counts them (scans-repo scopeSummary): every host row's list,
+   * so a banner on an address counts on each name it carries — the progress panel says the same.
+   */
+  technologyCount(): number {
+    let n = 0;
+    for (const r of this.rows.values()) n += r.technologies.length;
+    return n;
+  }
 }

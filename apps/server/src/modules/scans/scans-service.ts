@@ -16,6 +16,7 @@ import {
 import type { DbOrTx } from '../../db/client.ts';
 import { withClientTransaction } from '../../db/transaction.ts';
 import { badRequest, conflict, forbidden, notFound } from '../../lib/errors.ts';
+import { scanMessage, scanMessageOf } from '../../lib/scan-messages.ts';
 import type { AppContext } from '../../server/context.ts';
 import { claimOneTimePayment } from '../billing/billing-repo.ts';
 import { limitsOf } from '../targets/targets-fns.ts';
@@ -60,6 +61,7 @@ async function toScans(ctx: AppContext, rows: repo.ScanRow[]): Promise<TScan[]> 
       stage: r.stage,
       percent: r.percent,
       message: r.message,
+      ...scanMessageOf(r.message),
       partial: r.partial ?? null,
       template_sets: r.templateSets,
       severity_counts: c,
@@ -196,7 +198,7 @@ export async function cancelScan(ctx: AppContext, userId: string, id: string): P
   const row = await repo.transition(
     ctx.db,
     { id, userId, from: ['pending', 'running'] },
-    { status: 'canceled', finishedAt: new Date(), message: 'Cancelled by the user.' },
+    { status: 'canceled', finishedAt: new Date(), message: scanMessage('canceled_by_user') },
   );
   if (!row) throw conflict(`Only a pending or running scan can be cancelled; this one is ${scan.status}.`);
   const [dto] = await toScans(ctx, [row]);
@@ -226,6 +228,7 @@ function toProgress(r: repo.ScanRow): TScanProgress {
     finished_at: r.finishedAt?.toISOString() ?? null,
     updated_at: r.updatedAt.toISOString(),
     message: r.message,
+    ...scanMessageOf(r.message),
     partial: r.partial ?? null,
   };
 }

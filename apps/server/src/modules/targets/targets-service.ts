@@ -19,6 +19,7 @@ import {
 import type { DbOrTx } from '../../db/client.ts';
 import { randomToken } from '../../lib/crypto.ts';
 import { badRequest, conflict, forbidden, notFound } from '../../lib/errors.ts';
+import { scanMessage } from '../../lib/scan-messages.ts';
 import type { AppContext } from '../../server/context.ts';
 import { enforceLimit } from '../limits/limits-service.ts';
 import {
@@ -357,9 +358,9 @@ export class OwnershipCheckUnavailable extends Error {}
  * OwnershipCheckUnavailable when nothing answered (the check is retried, the target kept).
  */
 export async function recheckOwnership(ctx: AppContext, row: repo.TargetRow): Promise<string | null> {
-  if (row.disabled) return `${row.displayName} is disabled.`;
-  if (!row.verified)
-    return `${row.displayName} is not verified. Publish the verification record and check verification first.`;
+  const target = row.displayName;
+  if (row.disabled) return scanMessage('target_disabled', { target });
+  if (!row.verified) return scanMessage('target_unverified', { target });
   const proof = await checkOwnershipProof(ctx.config.env, row);
   if (proof.verified) {
     await repo.recordVerification(ctx.db, row.id, true, proof.detail);
@@ -367,11 +368,11 @@ export async function recheckOwnership(ctx: AppContext, row: repo.TargetRow): Pr
   }
   if (proof.inconclusive)
     throw new OwnershipCheckUnavailable(
-      `Ownership of ${row.displayName} could not be checked right now: ${proof.detail}`,
+      scanMessage('ownership_unavailable', { target, detail: proof.detail }),
     );
   await repo.recordVerification(ctx.db, row.id, false, proof.detail);
   await repo.insertTargetEvents(ctx.db, [event(row, 'verification_failed', proof.detail)]);
-  return `Ownership of ${row.displayName} could no longer be confirmed, so it is now unverified and cannot be scanned. ${proof.detail} Publish the verification record again and check verification.`;
+  return scanMessage('ownership_lost', { target, detail: proof.detail });
 }
 
 export async function disableVerification(

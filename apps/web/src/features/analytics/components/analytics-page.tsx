@@ -18,7 +18,7 @@ import { Link } from 'react-router';
 import { PageTitle } from '../../../components/ui/page-title.tsx';
 import { paths } from '../../../config/paths.ts';
 import { apiErrorMessage } from '../../../lib/errors.ts';
-import { useGetOwnedTargetsQuery } from '../api/get-owned-targets.ts';
+import { useGetTargetsQuery } from '../../targets/index.ts';
 import { useGetTargetMetricsQuery } from '../api/get-target-metrics.ts';
 import { PERIODS, useAnalyticsParams } from '../hooks/use-analytics-params.ts';
 import { AnalyticsCharts } from './analytics-charts.tsx';
@@ -69,7 +69,7 @@ function TargetSelect({
 export function AnalyticsPage() {
   const { t, i18n } = useTranslation();
   const { days, target, update } = useAnalyticsParams();
-  const targets = useGetOwnedTargetsQuery();
+  const targets = useGetTargetsQuery();
   const metrics = useGetTargetMetricsQuery(target ? { days, user_target_id: target } : { days });
   const data = metrics.currentData;
   const fmt = new Intl.DateTimeFormat(i18n.language, { dateStyle: 'medium', timeZone: 'UTC' });

@@ -1,7 +1,6 @@
 import AddCircleOutline from '@mui/icons-material/AddCircleOutlineOutlined';
 import {
   Alert,
-  Box,
   Button,
   Card,
   CardContent,
@@ -20,17 +19,17 @@ import {
   TableRow,
   Typography,
 } from '@mui/material';
-import { SCAN_STATUSES, SEVERITIES, type TDashboardInfo } from '@perimeter/contracts';
+import { SCAN_STATUSES, type TDashboardInfo } from '@perimeter/contracts';
 import { lazy, type ReactNode, Suspense } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
+import { QueryState } from '../../../components/feedback/query-state.tsx';
 import { PageTitle } from '../../../components/ui/page-title.tsx';
 import { paths } from '../../../config/paths.ts';
-import { apiErrorMessage } from '../../../lib/errors.ts';
 import { useAuth } from '../../auth/auth-provider.tsx';
 import { useDateFormat } from '../../auth/use-date-format.ts';
 import { ScanStatusChip } from '../../scans/components/scan-status-chip.tsx';
-import { SEVERITY_COLOR } from '../../scans/components/severity.ts';
+import { SeverityCountChips } from '../../scans/index.ts';
 import { useGetDashboardInfoQuery } from '../api/get-dashboard-info.ts';
 import { useRecentScans } from '../hooks/use-recent-scans.ts';
 
@@ -207,14 +206,7 @@ function Dashboard({ info }: { info: TDashboardInfo }) {
       <Grid size={{ xs: 12, sm: 6, lg: 3 }}>
         <StatCard title={t('dashboard.openFindings')} value={info.open_total} testId="card-findings">
           <Stack direction="row" sx={{ flexWrap: 'wrap', gap: 0.5 }}>
-            {SEVERITIES.filter((s) => info.open_findings[s] > 0).map((s) => (
-              <Chip
-                key={s}
-                size="small"
-                color={SEVERITY_COLOR[s]}
-                label={`${t(`dashboard.severity.${s}`)}: ${info.open_findings[s]}`}
-              />
-            ))}
+            <SeverityCountChips counts={info.open_findings} />
           </Stack>
         </StatCard>
       </Grid>
@@ -261,26 +253,14 @@ export function DashboardPage() {
       <Typography variant="h2" component="p" data-testid="home-greeting" sx={{ mb: 3 }}>
         {t('home.greeting', { name: user?.first_name ?? '' })}
       </Typography>
-      {isLoading ? (
-        <Box sx={{ display: 'flex', justifyContent: 'center', py: 6 }}>
-          <CircularProgress aria-label={t('common.loading')} />
-        </Box>
-      ) : error || !data ? (
-        <Alert
-          severity="error"
-          action={
-            <Button color="inherit" size="small" onClick={() => void refetch()}>
-              {t('dashboard.retry')}
-            </Button>
-          }
-        >
-          {apiErrorMessage(error, t)}
-        </Alert>
-      ) : data.targets.total === 0 ? (
-        <EmptyState />
-      ) : (
-        <Dashboard info={data} />
-      )}
+      <QueryState
+        query={{ data, error, isLoading, refetch }}
+        retryLabel={t('dashboard.retry')}
+        isEmpty={(d) => d.targets.total === 0}
+        empty={<EmptyState />}
+      >
+        {(d) => <Dashboard info={d} />}
+      </QueryState>
     </>
   );
 }

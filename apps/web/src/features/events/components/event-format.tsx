@@ -54,6 +54,12 @@ export function useFormat() {
   const { i18n } = useTranslation();
   const dateFmt = useDateFormat({ dateStyle: 'short', timeStyle: 'short' });
   const dayFmt = useDateFormat({ dateStyle: 'medium' });
+  const shortDayFmt = useDateFormat({ dateStyle: 'short' });
+  const formatDay = (fmt: Intl.DateTimeFormat) => (v: string | null) => {
+    if (!v) return '—';
+    const d = /^\d{4}-\d{2}-\d{2}/.test(v) ? new Date(v) : null;
+    return <span dir="ltr">{d && !Number.isNaN(d.getTime()) ? fmt.format(d) : v}</span>;
+  };
   const numberFmt = new Intl.NumberFormat(i18n.language);
   return {
     date: (v: string | null) => {
@@ -62,11 +68,9 @@ export function useFormat() {
       return <span dir="ltr">{Number.isNaN(d.getTime()) ? v : dateFmt.format(d)}</span>;
     },
     /** Leak dates may be a day, a month or free text: shown as given when not a full date. */
-    day: (v: string | null) => {
-      if (!v) return '—';
-      const d = /^\d{4}-\d{2}-\d{2}/.test(v) ? new Date(v) : null;
-      return <span dir="ltr">{d && !Number.isNaN(d.getTime()) ? dayFmt.format(d) : v}</span>;
-    },
+    day: formatDay(dayFmt),
+    /** The day in digits ("24.11.2026"): for tables with many date columns. */
+    shortDay: formatDay(shortDayFmt),
     number: (n: number) => numberFmt.format(n),
   };
 }

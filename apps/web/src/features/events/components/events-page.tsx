@@ -1,6 +1,5 @@
 import {
   Alert,
-  Box,
   Button,
   Card,
   CircularProgress,
@@ -16,9 +15,9 @@ import type { TEvent } from '@perimeter/contracts';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
+import { QueryState } from '../../../components/feedback/query-state.tsx';
 import { PageTitle } from '../../../components/ui/page-title.tsx';
 import { paths } from '../../../config/paths.ts';
-import { apiErrorMessage } from '../../../lib/errors.ts';
 import { IntelDatabaseNotice } from '../../intel/components/intel-notices.tsx';
 import { useGetEventsQuery } from '../api/get-events.ts';
 import {
@@ -102,73 +101,66 @@ export function EventsPage() {
           )}
           {isFetching && !isLoading && <CircularProgress size={16} aria-label={t('common.loading')} />}
         </Stack>
-        {isLoading ? (
-          <Box sx={{ display: 'flex', justifyContent: 'center', py: 6 }}>
-            <CircularProgress aria-label={t('common.loading')} />
-          </Box>
-        ) : error || !data ? (
-          <Alert
-            severity="error"
-            sx={{ m: 2 }}
-            action={
-              <Button color="inherit" size="small" onClick={() => void refetch()}>
-                {t('events.retry')}
-              </Button>
-            }
-          >
-            {t('events.loadError')} {apiErrorMessage(error, t)}
-          </Alert>
-        ) : data.items.length === 0 && state.page === 0 ? (
-          <Stack spacing={2} sx={{ p: 3, alignItems: 'flex-start' }} data-testid="events-empty">
-            {hasFilters(state) ? (
-              <Typography color="text.secondary">{t('events.emptyFiltered')}</Typography>
-            ) : (
-              <>
-                <Typography color="text.secondary">{t(`events.empty.${tab}`)}</Typography>
-                {!scanId && (
-                  <Button component={Link} to={paths.scans} variant="contained">
-                    {t('events.emptyAction')}
-                  </Button>
-                )}
-              </>
-            )}
-          </Stack>
-        ) : (
-          <>
-            <TableContainer>
-              <EventsTable
-                subclass={subclass}
-                items={data.items}
-                state={state}
-                label={tabLabel}
-                onSort={onSort}
-                onOpen={open}
-              />
-            </TableContainer>
-            <TablePagination
-              component="div"
-              count={data.total_exact ? data.total : -1}
-              page={state.page}
-              rowsPerPage={pageSize}
-              rowsPerPageOptions={[pageSize]}
-              // From the rows received: with a lower-bound total MUI would count a full last page.
-              labelDisplayedRows={() => (
-                <span dir="auto">
-                  {t('events.rows', {
-                    from: f.number(query.offset + 1),
-                    to: f.number(query.offset + data.items.length),
-                    total,
-                  })}
-                </span>
+        <QueryState
+          query={{ data, error, isLoading, refetch }}
+          errorText={t('events.loadError')}
+          retryLabel={t('events.retry')}
+          alertSx={{ m: 2 }}
+          isEmpty={(data) => data.items.length === 0 && state.page === 0}
+          empty={
+            <Stack spacing={2} sx={{ p: 3, alignItems: 'flex-start' }} data-testid="events-empty">
+              {hasFilters(state) ? (
+                <Typography color="text.secondary">{t('events.emptyFiltered')}</Typography>
+              ) : (
+                <>
+                  <Typography color="text.secondary">{t(`events.empty.${tab}`)}</Typography>
+                  {!scanId && (
+                    <Button component={Link} to={paths.scans} variant="contained">
+                      {t('events.emptyAction')}
+                    </Button>
+                  )}
+                </>
               )}
-              // Past 10,000 the total is a lower bound: the last page is the one that comes back short.
-              {...(!data.total_exact && data.items.length < pageSize
-                ? { slotProps: { actions: { nextButton: { disabled: true } } } }
-                : {})}
-              onPageChange={(_e, page) => update({ page })}
-            />
-          </>
-        )}
+            </Stack>
+          }
+        >
+          {(data) => (
+            <>
+              <TableContainer>
+                <EventsTable
+                  subclass={subclass}
+                  items={data.items}
+                  state={state}
+                  label={tabLabel}
+                  onSort={onSort}
+                  onOpen={open}
+                />
+              </TableContainer>
+              <TablePagination
+                component="div"
+                count={data.total_exact ? data.total : -1}
+                page={state.page}
+                rowsPerPage={pageSize}
+                rowsPerPageOptions={[pageSize]}
+                // From the rows received: with a lower-bound total MUI would count a full last page.
+                labelDisplayedRows={() => (
+                  <span dir="auto">
+                    {t('events.rows', {
+                      from: f.number(query.offset + 1),
+                      to: f.number(query.offset + data.items.length),
+                      total,
+                    })}
+                  </span>
+                )}
+                // Past 10,000 the total is a lower bound: the last page is the one that comes back short.
+                {...(!data.total_exact && data.items.length < pageSize
+                  ? { slotProps: { actions: { nextButton: { disabled: true } } } }
+                  : {})}
+                onPageChange={(_e, page) => update({ page })}
+              />
+            </>
+          )}
+        </QueryState>
       </Card>
       <EventDetails
         event={selected}

@@ -19,6 +19,8 @@ type TColumn = {
   /** Dates and identifiers stay on one line. */
   nowrap?: boolean;
   minWidth?: number;
+  /** A second sortable field shown under this one, in the same column. */
+  below?: TColumn;
 };
 
 /** A cell renderer for one subclass; rows of another subclass (never sent for this tab) render nothing. */
@@ -51,6 +53,12 @@ function useColumns(subclass: TScanSubclass): TColumn[] {
     cell: (e) => <SeverityChip severity={e.severity} />,
   };
   const mainDomain: TColumn = { id: 'main_domain', sort: 'main_domain', cell: (e) => e.main_domain };
+  const shortDate = (id: TSortColumn, value: (e: TOf<'exploit_db'>) => string | null): TColumn => ({
+    id,
+    sort: id,
+    nowrap: true,
+    cell: of('exploit_db', (e) => f.shortDay(value(e))),
+  });
   const found: TColumn = { id: 'add_ts', sort: 'add_ts', nowrap: true, cell: (e) => f.date(e.add_ts) };
   if (subclass === 'exploit_scanner')
     return [
@@ -67,15 +75,17 @@ function useColumns(subclass: TScanSubclass): TColumn[] {
       { id: 'tech', sort: 'tech', main: true, cell: of('exploit_db', (e) => e.tech) },
       { id: 'version', sort: 'version', cell: of('exploit_db', (e) => ltr(e.version || '—')) },
       // The same technology on three hosts is three findings: the host tells them apart.
-      { id: 'host', minWidth: 110, cell: of('exploit_db', (e) => hostName(e.host, e.port)) },
+      { id: 'host', minWidth: 96, cell: of('exploit_db', (e) => hostName(e.host, e.port)) },
       {
         id: 'cve',
         sort: 'cve',
-        nowrap: true,
+        // The identifier stays on one line; the KEV chip may go below it.
         cell: of('exploit_db', (e) =>
           e.cve ? (
             <>
-              {ltr(e.cve)}
+              <span dir="ltr" style={{ whiteSpace: 'nowrap' }}>
+                {e.cve}
+              </span>
               <KevChip intel={e} />
             </>
           ) : (
@@ -95,33 +105,26 @@ function useColumns(subclass: TScanSubclass): TColumn[] {
         cell: of('exploit_db', (e) => (
           <>
             <SeverityChip severity={e.severity} />
-            {e.cvss_score !== null && <span dir="ltr"> {f.number(e.cvss_score)}</span>}
+            {e.cvss_score !== null && (
+              <span dir="ltr" style={{ whiteSpace: 'nowrap', marginInlineStart: 4 }}>
+                {f.number(e.cvss_score)}
+              </span>
+            )}
           </>
         )),
       },
       mainDomain,
+      // Two dates to a column, each with its own sort: thirteen fields fit at 1440 px in Russian too.
       {
-        id: 'info_created_ts',
-        sort: 'info_created_ts',
-        cell: of('exploit_db', (e) => f.day(e.info_created_ts)),
+        ...shortDate('info_created_ts', (e) => e.info_created_ts),
+        below: shortDate('info_updated_ts', (e) => e.info_updated_ts),
       },
       {
-        id: 'info_updated_ts',
-        sort: 'info_updated_ts',
-        cell: of('exploit_db', (e) => f.day(e.info_updated_ts)),
+        ...shortDate('last_update_ts', (e) => e.last_update_ts),
+        below: shortDate('last_check_ts', (e) => e.last_check_ts),
       },
-      {
-        id: 'last_update_ts',
-        sort: 'last_update_ts',
-        cell: of('exploit_db', (e) => f.day(e.last_update_ts)),
-      },
-      {
-        id: 'last_check_ts',
-        sort: 'last_check_ts',
-        cell: of('exploit_db', (e) => f.day(e.last_check_ts)),
-      },
-      // The day is enough in a twelve-column table; the details show the time.
-      { ...found, nowrap: false, cell: (e) => f.day(e.add_ts) },
+      // The day in digits is enough here; the details show the time.
+      { ...found, cell: (e) => f.shortDay(e.add_ts) },
       status,
     ];
   return [
@@ -165,34 +168,43 @@ export function EventsTable({
 }) {
   const { t } = useTranslation();
   const columns = useColumns(subclass);
-  // The CVE tab has twelve columns: narrower padding and text so they fit at 1440 px beside the drawer.
+  // The CVE tab has thirteen columns: narrower padding and text so they fit at 1440 px beside the drawer.
   const isWide = subclass === 'exploit_db';
   return (
     <Table
       size="small"
       aria-label={label}
-      sx={isWide ? { '& th, & td': { px: 0.75, fontSize: '0.8125rem' } } : undefined}
+      sx={isWide ? { '& th, & td': { px: 0.625, fontSize: '0.8125rem' } } : undefined}
     >
       <TableHead>
         <TableRow>
           {columns.map((c) => {
-            const title = c.title ?? t(`events.columns.${c.id}`);
-            if (!c.sort) return <TableCell key={c.id}>{title}</TableCell>;
-            const isActive = state.sort === c.sort;
-            const sort = c.sort;
-            return (
-              <TableCell
-                key={c.id}
-                sortDirection={isActive ? state.order : false}
-                sx={{ whiteSpace: c.nowrap || subclass !== 'exploit_db' ? 'nowrap' : 'normal' }}
-              >
+            const parts = c.below ? [c, c.below] : [c];
+            const active = parts.find((p) => p.sort && state.sort === p.sort);
+            const sortLabel = (p: TColumn) => {
+              const title = p.title ?? t(`events.columns.${p.id}`);
+              const sort = p.sort;
+              if (!sort) return title;
+              return (
                 <TableSortLabel
-                  active={isActive}
-                  direction={isActive ? state.order : 'desc'}
+                  key={p.id}
+                  active={p === active}
+                  direction={p === active ? state.order : 'desc'}
                   onClick={() => onSort(sort)}
+                  sx={c.below ? { display: 'flex' } : undefined}
                 >
                   {title}
                 </TableSortLabel>
+              );
+            };
+            return (
+              <TableCell
+                key={c.id}
+                sortDirection={active ? state.order : false}
+                // The CVE tab's headings wrap between words: its cells set the columns' widths.
+                sx={c.sort ? { whiteSpace: isWide ? 'normal' : 'nowrap' } : undefined}
+              >
+                {parts.map(sortLabel)}
               </TableCell>
             );
           })}
@@ -212,7 +224,7 @@ export function EventsTable({
                 key={c.id}
                 sx={
                   c.main
-                    ? { minWidth: isWide ? 100 : 160, overflowWrap: 'anywhere' }
+                    ? { minWidth: isWide ? 90 : 160, overflowWrap: 'anywhere' }
                     : c.nowrap
                       ? { whiteSpace: 'nowrap' }
                       : c.minWidth
@@ -220,7 +232,12 @@ export function EventsTable({
                         : undefined
                 }
               >
-                {c.main ? (
+                {c.below ? (
+                  <>
+                    <div>{c.cell(e)}</div>
+                    <div>{c.below.cell(e)}</div>
+                  </>
+                ) : c.main ? (
                   <Link
                     component="button"
                     type="button"

@@ -1,4 +1,4 @@
 import { api } from '../../../lib/api-client.ts';
 
-/** The app's one RTK Query API with the tags the new-scan flow reads and changes. */
-export const newScanApi = api.enhanceEndpoints({ addTagTypes: ['Targets', 'Scans', 'Dashboard', 'Billing'] });
+/** The app's one RTK Query API (cache tags listed once in lib/api-client.ts); each operation file injects into it. */
+export const newScanApi = api;

@@ -20,8 +20,8 @@ import { TARGET_TYPES, type TTarget } from '@perimeter/contracts';
 import { useEffect, useState } from 'react';
 import { Controller, useForm } from 'react-hook-form';
 import { useTranslation } from 'react-i18next';
+import { useGetTargetsQuery } from '../../targets/index.ts';
 import { useAddTargetsMutation } from '../api/add-targets.ts';
-import { useGetTargetsQuery } from '../api/get-targets.ts';
 import { addTargetBody, MAX_NETWORK_SIZE, type TNewTargetForm, ZNewTargetForm } from '../new-scan-fns.ts';
 import { ApiErrorAlert } from './api-error-alert.tsx';
 

@@ -1,19 +1,13 @@
-import type { TScopeBody, TScopeItem } from '@perimeter/contracts';
+import type { TScopeBody, TScopeResponse } from '@perimeter/contracts';
 import { scansApi } from './scans-api.ts';
 
 export const SCOPE_PAGE_SIZE = 20;
 
 export type TScopeArgs = { limit: number; offset: number; body: TScopeBody };
-export type TScopeResult = {
-  items: TScopeItem[];
-  total: number;
-  /** Totals across the scan: hosts, subdomains, ip_addresses, opened_ports, technologies, emails. */
-  summary: Record<string, number>;
-};
 
 export const getScanScopeApi = scansApi.injectEndpoints({
   endpoints: (b) => ({
-    getScanScope: b.query<TScopeResult, TScopeArgs>({
+    getScanScope: b.query<TScopeResponse, TScopeArgs>({
       query: ({ limit, offset, body }) => ({
         url: '/main/get_one_user_abstract_scan_scope',
         method: 'POST',

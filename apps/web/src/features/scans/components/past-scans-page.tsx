@@ -1,9 +1,7 @@
 import {
-  Alert,
   Box,
   Button,
   Card,
-  Chip,
   CircularProgress,
   FormControl,
   InputLabel,
@@ -23,15 +21,15 @@ import {
   ToggleButtonGroup,
   Typography,
 } from '@mui/material';
-import { SCAN_STATUSES, SEVERITIES, type TScan, type TTargetType } from '@perimeter/contracts';
+import { SCAN_STATUSES, type TScan, type TTargetType } from '@perimeter/contracts';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
+import { QueryState } from '../../../components/feedback/query-state.tsx';
 import { PageTitle } from '../../../components/ui/page-title.tsx';
 import { paths } from '../../../config/paths.ts';
-import { apiErrorMessage } from '../../../lib/errors.ts';
 import { useDateFormat } from '../../auth/use-date-format.ts';
-import { useGetScanTargetsQuery } from '../api/get-scan-targets.ts';
+import { useGetTargetsQuery } from '../../targets/index.ts';
 import { useGetScansStatsQuery } from '../api/get-scans-stats.ts';
 import { useReportDownload } from '../hooks/use-report-download.ts';
 import {
@@ -43,7 +41,7 @@ import {
 import { isMoving, ScanActions } from './scan-actions.tsx';
 import { ScanProgress } from './scan-progress.tsx';
 import { ScanStatusChip } from './scan-status-chip.tsx';
-import { SEVERITY_COLOR } from './severity.ts';
+import { SeverityCountChips } from './severity-count-chips.tsx';
 
 const LIST_POLL_MS = 5000;
 const TARGET_TYPES: readonly TTargetType[] = ['domain', 'peer', 'network'];
@@ -85,7 +83,7 @@ function TargetFilter({
 }) {
   const { t } = useTranslation();
   // Targets are added on other pages: read them afresh each time the Reports page opens.
-  const { data, isError } = useGetScanTargetsQuery(type, { refetchOnMountOrArgChange: true });
+  const { data, isError } = useGetTargetsQuery([type], { refetchOnMountOrArgChange: true });
   const targets = data?.[type] ?? [];
   // A target from the address that is not (yet) in the list still shows as chosen.
   const isKnown = !value || targets.some((x) => x.user_target_id === value);
@@ -153,14 +151,7 @@ function ScanRow({ scan, fmt }: { scan: TScan; fmt: Intl.DateTimeFormat }) {
       <TableCell>{date(scan.finished_at)}</TableCell>
       <TableCell>
         <Stack direction="row" sx={{ flexWrap: 'wrap', gap: 0.5 }}>
-          {SEVERITIES.filter((s) => scan.severity_counts[s] > 0).map((s) => (
-            <Chip
-              key={s}
-              size="small"
-              color={SEVERITY_COLOR[s]}
-              label={`${t(`dashboard.severity.${s}`)}: ${scan.severity_counts[s]}`}
-            />
-          ))}
+          <SeverityCountChips counts={scan.severity_counts} />
         </Stack>
       </TableCell>
       <TableCell align="right">
@@ -238,89 +229,82 @@ export function PastScansPage() {
         {isFetching && !isLoading && <CircularProgress size={20} aria-label={t('common.loading')} />}
       </Stack>
       <Card>
-        {isLoading ? (
-          <Box sx={{ display: 'flex', justifyContent: 'center', py: 6 }}>
-            <CircularProgress aria-label={t('common.loading')} />
-          </Box>
-        ) : error || !data ? (
-          <Alert
-            severity="error"
-            action={
-              <Button color="inherit" size="small" onClick={() => void refetch()}>
-                {t('scans.retry')}
+        <QueryState
+          query={{ data, error, isLoading, refetch }}
+          errorText={t('scans.loadError')}
+          retryLabel={t('scans.retry')}
+          isEmpty={(data) => data.items.length === 0 && state.page === 0}
+          empty={
+            <Stack spacing={2} sx={{ p: 3, alignItems: 'flex-start' }} data-testid="scans-empty">
+              <Typography color="text.secondary">{t('scans.empty')}</Typography>
+              <Button component={Link} to={paths.scans} variant="contained">
+                {t('scans.emptyAction')}
               </Button>
-            }
-          >
-            {t('scans.loadError')} {apiErrorMessage(error, t)}
-          </Alert>
-        ) : data.items.length === 0 && state.page === 0 ? (
-          <Stack spacing={2} sx={{ p: 3, alignItems: 'flex-start' }} data-testid="scans-empty">
-            <Typography color="text.secondary">{t('scans.empty')}</Typography>
-            <Button component={Link} to={paths.scans} variant="contained">
-              {t('scans.emptyAction')}
-            </Button>
-          </Stack>
-        ) : (
-          <>
-            <TableContainer>
-              <Table size="small" aria-label={t('menu.reports')}>
-                <TableHead>
-                  <TableRow>
-                    <TableCell>{t('scans.columns.targets')}</TableCell>
-                    <SortHeader
-                      field="scan_type"
-                      label={t('scans.columns.type')}
-                      state={state}
-                      onSort={onSort}
-                    />
-                    <SortHeader
-                      field="status"
-                      label={t('scans.columns.status')}
-                      state={state}
-                      onSort={onSort}
-                    />
-                    <SortHeader
-                      field="created_at"
-                      label={t('scans.columns.created')}
-                      state={state}
-                      onSort={onSort}
-                    />
-                    <SortHeader
-                      field="started_at"
-                      label={t('scans.columns.started')}
-                      state={state}
-                      onSort={onSort}
-                    />
-                    <SortHeader
-                      field="finished_at"
-                      label={t('scans.columns.finished')}
-                      state={state}
-                      onSort={onSort}
-                    />
-                    <TableCell>{t('scans.columns.findings')}</TableCell>
-                    <TableCell align="right">{t('scans.columns.actions')}</TableCell>
-                  </TableRow>
-                </TableHead>
-                <TableBody>
-                  {data.items.map((scan) => (
-                    <ScanRow key={scan.id} scan={scan} fmt={fmt} />
-                  ))}
-                </TableBody>
-              </Table>
-            </TableContainer>
-            <TablePagination
-              component="div"
-              count={data.total}
-              page={state.page}
-              rowsPerPage={PAGE_SIZE}
-              rowsPerPageOptions={[PAGE_SIZE]}
-              labelDisplayedRows={({ from, to, count }) => (
-                <span dir="auto">{t('scans.rows', { from, to, count })}</span>
-              )}
-              onPageChange={(_e, page) => update({ page })}
-            />
-          </>
-        )}
+            </Stack>
+          }
+        >
+          {(data) => (
+            <>
+              <TableContainer>
+                <Table size="small" aria-label={t('menu.reports')}>
+                  <TableHead>
+                    <TableRow>
+                      <TableCell>{t('scans.columns.targets')}</TableCell>
+                      <SortHeader
+                        field="scan_type"
+                        label={t('scans.columns.type')}
+                        state={state}
+                        onSort={onSort}
+                      />
+                      <SortHeader
+                        field="status"
+                        label={t('scans.columns.status')}
+                        state={state}
+                        onSort={onSort}
+                      />
+                      <SortHeader
+                        field="created_at"
+                        label={t('scans.columns.created')}
+                        state={state}
+                        onSort={onSort}
+                      />
+                      <SortHeader
+                        field="started_at"
+                        label={t('scans.columns.started')}
+                        state={state}
+                        onSort={onSort}
+                      />
+                      <SortHeader
+                        field="finished_at"
+                        label={t('scans.columns.finished')}
+                        state={state}
+                        onSort={onSort}
+                      />
+                      <TableCell>{t('scans.columns.findings')}</TableCell>
+                      <TableCell align="right">{t('scans.columns.actions')}</TableCell>
+                    </TableRow>
+                  </TableHead>
+                  <TableBody>
+                    {data.items.map((scan) => (
+                      <ScanRow key={scan.id} scan={scan} fmt={fmt} />
+                    ))}
+                  </TableBody>
+                </Table>
+              </TableContainer>
+              <TablePagination
+                component="div"
+                count={data.total}
+                page={state.page}
+                rowsPerPage={PAGE_SIZE}
+                rowsPerPageOptions={[PAGE_SIZE]}
+                labelDisplayedRows={({ from, to, count }) => (
+                  <span dir="auto">{t('scans.rows', { from, to, count })}</span>
+                )}
+                onPageChange={(_e, page) => update({ page })}
+              />
+            </>
+          )}
+        </QueryState>
       </Card>
     </>
   );

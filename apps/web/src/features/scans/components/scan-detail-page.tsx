@@ -12,16 +12,20 @@ import {
   Typography,
 } from '@mui/material';
 import type { TScan, TScanProgress } from '@perimeter/contracts';
+import { useEffect, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useParams } from 'react-router';
+import { QueryState } from '../../../components/feedback/query-state.tsx';
 import { PageTitle } from '../../../components/ui/page-title.tsx';
 import { paths } from '../../../config/paths.ts';
 import { apiErrorMessage } from '../../../lib/errors.ts';
+import { useAppDispatch } from '../../../store/index.ts';
 import { LateInteractionsCard } from '../../oob/index.ts';
 import { schedulePath } from '../../targets/hooks/use-target-actions.ts';
 import { useGetScanQuery } from '../api/get-scan.ts';
 import { useGetScanProgressQuery } from '../api/get-scan-progress.ts';
 import { useGetScanReportQuery } from '../api/get-scan-report.ts';
+import { scansApi } from '../api/scans-api.ts';
 import { isMoving, ScanActions } from './scan-actions.tsx';
 import { RestrictedNotice, ScanFindingsSummary } from './scan-findings-summary.tsx';
 import { ScanInfoPanel } from './scan-info-panel.tsx';
@@ -65,25 +69,19 @@ function ReportSection({ scan }: { scan: TScan }) {
   const hasRun = scan.status !== 'created';
   const { data, error, isLoading, refetch } = useGetScanReportQuery(scan.id, { skip: !hasRun });
   if (!hasRun) return null;
-  if (isLoading) return <Loading />;
-  if (error || !data)
-    return (
-      <Alert
-        severity="error"
-        action={
-          <Button color="inherit" size="small" onClick={() => void refetch()}>
-            {t('scans.retry')}
-          </Button>
-        }
-      >
-        {t('scans.findings.loadError')} {apiErrorMessage(error, t)}
-      </Alert>
-    );
   return (
-    <Stack spacing={3}>
-      {data.restricted && <RestrictedNotice restricted={data.restricted} />}
-      <ScanFindingsSummary report={data} />
-    </Stack>
+    <QueryState
+      query={{ data, error, isLoading, refetch }}
+      errorText={t('scans.findings.loadError')}
+      retryLabel={t('scans.retry')}
+    >
+      {(report) => (
+        <Stack spacing={3}>
+          {report.restricted && <RestrictedNotice restricted={report.restricted} />}
+          <ScanFindingsSummary report={report} />
+        </Stack>
+      )}
+    </QueryState>
   );
 }
 
@@ -103,6 +101,30 @@ export function liveScan(scan: TScan, progress: TScanProgress | undefined): TSca
   };
 }
 
+/**
+ * While the scan moves, the findings total and the scope chips are read again whenever the
+ * progress counts change, so the page never shows two different numbers for one thing.
+ */
+function useFollowCounts(scan: TScan, progress: TScanProgress | undefined) {
+  const dispatch = useAppDispatch();
+  const key = progress ? JSON.stringify(progress.counts) : '';
+  const seen = useRef(key);
+  const moving = isMoving(scan);
+  useEffect(() => {
+    if (seen.current === key) return;
+    // The first counts come with the first report and scope: nothing to read again yet.
+    const isFirst = seen.current === '';
+    seen.current = key;
+    if (moving && !isFirst)
+      dispatch(
+        scansApi.util.invalidateTags([
+          { type: 'ScanReport', id: scan.id },
+          { type: 'ScanScope', id: scan.id },
+        ]),
+      );
+  }, [key, moving, scan.id, dispatch]);
+}
+
 function ScanDetail({ scan: loaded }: { scan: TScan }) {
   const { t } = useTranslation();
   // The same subscription ScanStages polls (RTK Query shares it): one request, one truth.
@@ -111,6 +133,7 @@ function ScanDetail({ scan: loaded }: { scan: TScan }) {
     pollingInterval: isMoving(loaded) ? PROGRESS_POLL_MS : 0,
   });
   const scan = liveScan(loaded, progress);
+  useFollowCounts(scan, progress);
   const title = t('scans.detail.title', { targets: scan.targets.map((x) => x.target).join(', ') });
   return (
     <>

@@ -125,7 +125,7 @@ export function ScanFindingsSummary({ report }: { report: TReport }) {
         <Typography id="scan-findings-title" variant="h3" component="h2" sx={{ mb: 2 }}>
           {t('scans.findings.title')}
         </Typography>
-        <Typography variant="body2" sx={{ mb: 1 }}>
+        <Typography variant="body2" sx={{ mb: 1 }} data-testid="findings-total">
           {t('scans.findings.total', { count: summary.total })} ·{' '}
           {t('scans.findings.hosts', { count: summary.hosts })}
         </Typography>

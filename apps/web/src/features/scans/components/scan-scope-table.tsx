@@ -1,7 +1,5 @@
 import {
-  Alert,
   Box,
-  Button,
   Card,
   CardContent,
   Chip,
@@ -20,7 +18,7 @@ import {
 import type { TScan, TScopeItem, TSeverity } from '@perimeter/contracts';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { apiErrorMessage } from '../../../lib/errors.ts';
+import { QueryState } from '../../../components/feedback/query-state.tsx';
 import { SCOPE_PAGE_SIZE, useGetScanScopeQuery } from '../api/get-scan-scope.ts';
 import { SEVERITY_COLOR } from './severity.ts';
 
@@ -139,60 +137,54 @@ export function ScanScopeTable({ scan }: { scan: TScan }) {
           </Stack>
         )}
       </CardContent>
-      {isLoading ? (
-        <Box sx={{ display: 'flex', justifyContent: 'center', py: 4 }}>
-          <CircularProgress aria-label={t('common.loading')} />
-        </Box>
-      ) : error || !data ? (
-        <Alert
-          severity="error"
-          action={
-            <Button color="inherit" size="small" onClick={() => void refetch()}>
-              {t('scans.retry')}
-            </Button>
-          }
-        >
-          {t('scans.scope.loadError')} {apiErrorMessage(error, t)}
-        </Alert>
-      ) : data.items.length === 0 ? (
-        <Typography color="text.secondary" sx={{ px: 2, pb: 3 }} data-testid="scope-empty">
-          {filter ? t('scans.scope.noMatch', { filter }) : t('scans.scope.empty')}
-        </Typography>
-      ) : (
-        <>
-          <TableContainer>
-            <Table size="small" aria-labelledby="scan-scope-title">
-              <TableHead>
-                <TableRow>
-                  <TableCell>{t('scans.scope.columns.name')}</TableCell>
-                  <TableCell>{t('scans.scope.columns.ips')}</TableCell>
-                  <TableCell>{t('scans.scope.columns.ports')}</TableCell>
-                  <TableCell>{t('scans.scope.columns.technologies')}</TableCell>
-                  <TableCell>{t('scans.scope.columns.emails')}</TableCell>
-                  <TableCell>{t('scans.scope.columns.risk')}</TableCell>
-                  <TableCell align="right">{t('scans.scope.columns.findings')}</TableCell>
-                </TableRow>
-              </TableHead>
-              <TableBody>
-                {data.items.map((item) => (
-                  <ScopeRow key={`${item.kind}-${item.name}`} item={item} />
-                ))}
-              </TableBody>
-            </Table>
-          </TableContainer>
-          <TablePagination
-            component="div"
-            count={data.total}
-            page={page}
-            rowsPerPage={SCOPE_PAGE_SIZE}
-            rowsPerPageOptions={[SCOPE_PAGE_SIZE]}
-            labelDisplayedRows={({ from, to, count }) => (
-              <span dir="auto">{t('scans.rows', { from, to, count })}</span>
-            )}
-            onPageChange={(_e, p) => setPage(p)}
-          />
-        </>
-      )}
+      <QueryState
+        query={{ data, error, isLoading, refetch }}
+        errorText={t('scans.scope.loadError')}
+        retryLabel={t('scans.retry')}
+        py={4}
+        isEmpty={(data) => data.items.length === 0}
+        empty={
+          <Typography color="text.secondary" sx={{ px: 2, pb: 3 }} data-testid="scope-empty">
+            {filter ? t('scans.scope.noMatch', { filter }) : t('scans.scope.empty')}
+          </Typography>
+        }
+      >
+        {(data) => (
+          <>
+            <TableContainer>
+              <Table size="small" aria-labelledby="scan-scope-title">
+                <TableHead>
+                  <TableRow>
+                    <TableCell>{t('scans.scope.columns.name')}</TableCell>
+                    <TableCell>{t('scans.scope.columns.ips')}</TableCell>
+                    <TableCell>{t('scans.scope.columns.ports')}</TableCell>
+                    <TableCell>{t('scans.scope.columns.technologies')}</TableCell>
+                    <TableCell>{t('scans.scope.columns.emails')}</TableCell>
+                    <TableCell>{t('scans.scope.columns.risk')}</TableCell>
+                    <TableCell align="right">{t('scans.scope.columns.findings')}</TableCell>
+                  </TableRow>
+                </TableHead>
+                <TableBody>
+                  {data.items.map((item) => (
+                    <ScopeRow key={`${item.kind}-${item.name}`} item={item} />
+                  ))}
+                </TableBody>
+              </Table>
+            </TableContainer>
+            <TablePagination
+              component="div"
+              count={data.total}
+              page={page}
+              rowsPerPage={SCOPE_PAGE_SIZE}
+              rowsPerPageOptions={[SCOPE_PAGE_SIZE]}
+              labelDisplayedRows={({ from, to, count }) => (
+                <span dir="auto">{t('scans.rows', { from, to, count })}</span>
+              )}
+              onPageChange={(_e, p) => setPage(p)}
+            />
+          </>
+        )}
+      </QueryState>
     </Card>
   );
 }

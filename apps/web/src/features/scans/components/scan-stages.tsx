@@ -20,6 +20,7 @@ import { useTranslation } from 'react-i18next';
 import { useAppDispatch } from '../../../store/index.ts';
 import { useGetScanProgressQuery } from '../api/get-scan-progress.ts';
 import { scansApi } from '../api/scans-api.ts';
+import { useScanMessages } from '../hooks/use-scan-messages.ts';
 import { isMoving } from './scan-actions.tsx';
 import { ScanPartialNotice } from './scan-partial-notice.tsx';
 import { etaText, PROGRESS_POLL_MS } from './scan-progress.tsx';
@@ -73,6 +74,8 @@ export function ScanStages({ scan }: { scan: TScan }) {
         .filter(Boolean)
         .join(' · ');
   const counts = Object.entries(data?.counts ?? {}).filter(([, n]) => n > 0);
+  const messages = useScanMessages();
+  const message = messages.message(data ?? scan);
 
   return (
     <Card component="section" aria-labelledby="scan-stages-title">
@@ -127,16 +130,19 @@ export function ScanStages({ scan }: { scan: TScan }) {
                 {t('scans.detail.skippedHosts', { count: data.skipped_hosts.length })}{' '}
                 {data.skipped_hosts.map((h) => (
                   <Box component="span" key={h.host} sx={{ display: 'block' }}>
-                    <bdi>{h.host}</bdi>:{' '}
-                    {h.code ? t(`scans.detail.skippedReason.${h.code}`, { ...h.params }) : h.reason}
+                    <bdi>{h.host}</bdi>: {messages.skippedReason(h)}
                   </Box>
                 ))}
               </Alert>
             )}
             {status === 'done' && <ScanPartialNotice partial={data ? data.partial : scan.partial} />}
-            {(data?.message ?? scan.message) && status !== 'done' && (
-              <Alert severity={status === 'canceled' ? 'warning' : 'info'} sx={{ mt: 2 }}>
-                {data?.message ?? scan.message}
+            {message && (
+              <Alert
+                severity={status === 'canceled' ? 'warning' : 'info'}
+                sx={{ mt: 2 }}
+                data-testid="scan-message"
+              >
+                {message}
               </Alert>
             )}
             {isError && (

@@ -1,4 +1,4 @@
 import { api } from '../../../lib/api-client.ts';
 
-/** The app's one RTK Query API with the schedules tags added; each operation file injects into it. */
-export const schedulesApi = api.enhanceEndpoints({ addTagTypes: ['Schedules', 'ScheduleOverview'] });
+/** The app's one RTK Query API (cache tags listed once in lib/api-client.ts); each operation file injects into it. */
+export const schedulesApi = api;

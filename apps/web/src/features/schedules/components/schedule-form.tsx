@@ -19,6 +19,7 @@ import {
   Typography,
 } from '@mui/material';
 import {
+  LOCAL_TIME_PATTERN,
   SCAN_CLASS_VALUES,
   SCAN_SUBCLASS_VALUES,
   TARGET_TYPES,
@@ -30,8 +31,6 @@ import { Controller, useForm } from 'react-hook-form';
 import { useTranslation } from 'react-i18next';
 import { visuallyHidden } from './schedule-calendar.tsx';
 import { DEFAULT_WINDOW, type TScheduleFormValues, WEEK_ORDER, weekdayName } from './schedule-values.ts';
-
-const TIME = /^([01]\d|2[0-3]):[0-5]\d$/;
 
 function timeZones(current: string): string[] {
   const zones = typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : [];
@@ -161,7 +160,7 @@ export function ScheduleForm({
               key={name}
               name={name}
               control={control}
-              rules={{ pattern: { value: TIME, message: t('schedules.form.timeInvalid') } }}
+              rules={{ pattern: { value: LOCAL_TIME_PATTERN, message: t('schedules.form.timeInvalid') } }}
               render={({ field, fieldState }) => (
                 <TextField
                   {...field}

@@ -1,13 +1,11 @@
 import DeleteOutline from '@mui/icons-material/DeleteOutlined';
 import EditOutlined from '@mui/icons-material/EditOutlined';
 import {
-  Alert,
   Box,
   Button,
   Card,
   CardContent,
   Chip,
-  CircularProgress,
   Dialog,
   DialogActions,
   DialogContent,
@@ -30,13 +28,14 @@ import type { TFunction } from 'i18next';
 import { type ReactNode, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useSearchParams } from 'react-router';
+import { QueryState } from '../../../components/feedback/query-state.tsx';
 import { useNotify } from '../../../components/feedback/snackbar.tsx';
 import { PageTitle } from '../../../components/ui/page-title.tsx';
 import { paths } from '../../../config/paths.ts';
 import { readApiError } from '../../../lib/api-client.ts';
 import { apiErrorMessage } from '../../../lib/errors.ts';
-import { useGetOwnedTargetsQuery } from '../../analytics/api/get-owned-targets.ts';
 import { useAuth } from '../../auth/auth-provider.tsx';
+import { useGetTargetsQuery } from '../../targets/index.ts';
 import { useCreateScanScheduleMutation } from '../api/create-scan-schedule.ts';
 import { useDeleteScanScheduleMutation } from '../api/delete-scan-schedule.ts';
 import { useGetScanSchedulesQuery } from '../api/get-scan-schedules.ts';
@@ -63,31 +62,6 @@ function Section({ title, id, children }: { title: string; id: string; children:
         {children}
       </CardContent>
     </Card>
-  );
-}
-
-function Loading() {
-  const { t } = useTranslation();
-  return (
-    <Box sx={{ display: 'flex', justifyContent: 'center', py: 3 }}>
-      <CircularProgress size={28} aria-label={t('schedules.loading')} />
-    </Box>
-  );
-}
-
-function LoadError({ error, onRetry }: { error: unknown; onRetry: () => void }) {
-  const { t } = useTranslation();
-  return (
-    <Alert
-      severity="error"
-      action={
-        <Button color="inherit" size="small" onClick={onRetry}>
-          {t('schedules.retry')}
-        </Button>
-      }
-    >
-      {apiErrorMessage(error, t)}
-    </Alert>
   );
 }
 
@@ -229,7 +203,7 @@ export function SchedulesPage() {
   const { user } = useAuth();
   const notify = useNotify();
   const tz = user?.tz || Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
-  const targets = useGetOwnedTargetsQuery();
+  const targets = useGetTargetsQuery();
   const schedules = useGetScanSchedulesQuery();
   const overview = useGetScheduleOverviewQuery();
   const [create, created] = useCreateScanScheduleMutation();
@@ -300,69 +274,69 @@ export function SchedulesPage() {
       </Typography>
       <Stack spacing={3}>
         <Section title={t('schedules.add')} id="schedule-create-title">
-          {targets.isLoading ? (
-            <Loading />
-          ) : targets.isError ? (
-            <LoadError error={targets.error} onRetry={() => void targets.refetch()} />
-          ) : !hasTargets || !targets.data ? (
-            <Stack spacing={2} sx={{ alignItems: 'flex-start' }} data-testid="schedules-no-targets">
-              <Typography color="text.secondary">{t('schedules.noTargets')}</Typography>
-              <Button component={Link} to={paths.scans} variant="contained">
-                {t('schedules.addTarget')}
-              </Button>
-            </Stack>
-          ) : (
-            <ScheduleForm
-              idPrefix="schedule-create"
-              initial={initial}
-              targets={targets.data}
-              submitLabel={t('schedules.form.create')}
-              isSubmitting={created.isLoading}
-              error={createError}
-              onSubmit={onCreate}
-            />
-          )}
+          <QueryState
+            query={targets}
+            retryLabel={t('schedules.retry')}
+            py={3}
+            isEmpty={() => !hasTargets}
+            empty={
+              <Stack spacing={2} sx={{ alignItems: 'flex-start' }} data-testid="schedules-no-targets">
+                <Typography color="text.secondary">{t('schedules.noTargets')}</Typography>
+                <Button component={Link} to={paths.scans} variant="contained">
+                  {t('schedules.addTarget')}
+                </Button>
+              </Stack>
+            }
+          >
+            {(data) => (
+              <ScheduleForm
+                idPrefix="schedule-create"
+                initial={initial}
+                targets={data}
+                submitLabel={t('schedules.form.create')}
+                isSubmitting={created.isLoading}
+                error={createError}
+                onSubmit={onCreate}
+              />
+            )}
+          </QueryState>
         </Section>
         <Section title={t('schedules.list.title')} id="schedule-list-title">
-          {schedules.isLoading ? (
-            <Loading />
-          ) : schedules.isError ? (
-            <LoadError error={schedules.error} onRetry={() => void schedules.refetch()} />
-          ) : (
-            <ScheduleList
-              schedules={schedules.data?.results ?? []}
-              targetNames={targetNames}
-              onEdit={(s) => {
-                setEditError(null);
-                setEditing(s);
-              }}
-              onDelete={setDeleting}
-            />
-          )}
+          <QueryState query={schedules} retryLabel={t('schedules.retry')} py={3}>
+            {(data) => (
+              <ScheduleList
+                schedules={data.results ?? []}
+                targetNames={targetNames}
+                onEdit={(s) => {
+                  setEditError(null);
+                  setEditing(s);
+                }}
+                onDelete={setDeleting}
+              />
+            )}
+          </QueryState>
         </Section>
         <Section title={t('schedules.overview.title')} id="schedule-overview-title">
-          {overview.isLoading ? (
-            <Loading />
-          ) : overview.isError ? (
-            <LoadError error={overview.error} onRetry={() => void overview.refetch()} />
-          ) : overview.data ? (
-            <Stack spacing={2}>
-              <Typography variant="body2" color="text.secondary">
-                {t('schedules.overview.subtitle', { tz: overview.data.tz })}
-              </Typography>
-              {overview.data.days.every((d) => d.runs.length === 0) && (
-                <Typography color="text.secondary" data-testid="overview-empty">
-                  {t('schedules.overview.empty')}{' '}
-                  {!hasTargets && (
-                    <MuiLink component={Link} to={paths.scans}>
-                      {t('schedules.addTarget')}
-                    </MuiLink>
-                  )}
+          <QueryState query={overview} retryLabel={t('schedules.retry')} py={3}>
+            {(data) => (
+              <Stack spacing={2}>
+                <Typography variant="body2" color="text.secondary">
+                  {t('schedules.overview.subtitle', { tz: data.tz })}
                 </Typography>
-              )}
-              <ScheduleCalendar overview={overview.data} runLabel={runLabel} />
-            </Stack>
-          ) : null}
+                {data.days.every((d) => d.runs.length === 0) && (
+                  <Typography color="text.secondary" data-testid="overview-empty">
+                    {t('schedules.overview.empty')}{' '}
+                    {!hasTargets && (
+                      <MuiLink component={Link} to={paths.scans}>
+                        {t('schedules.addTarget')}
+                      </MuiLink>
+                    )}
+                  </Typography>
+                )}
+                <ScheduleCalendar overview={data} runLabel={runLabel} />
+              </Stack>
+            )}
+          </QueryState>
         </Section>
       </Stack>
 

@@ -1,13 +1,10 @@
 import { api } from '../../../lib/api-client.ts';
 
-/**
- * The app's one RTK Query API with the tags the targets screen reads and changes: a change to a
- * target also refreshes the new-scan and Reports target lists, the analytics and schedules
- * target choices, the dashboard and the plan usage.
- */
-export const targetsApi = api.enhanceEndpoints({
-  addTagTypes: ['Targets', 'TargetInfo', 'OwnedTargets', 'Dashboard', 'Billing', 'Scans'],
-});
+/** The app's one RTK Query API (its cache tags are listed once, in lib/api-client.ts). */
+export const targetsApi = api;
 
-/** Everything a change to one target makes stale. */
-export const TARGET_CHANGE_TAGS = ['Targets', 'TargetInfo', 'OwnedTargets', 'Dashboard', 'Billing'] as const;
+/**
+ * Everything a change to one target makes stale: every target list (new scan, Reports, analytics,
+ * schedules), the target details, the dashboard and the plan usage.
+ */
+export const TARGET_CHANGE_TAGS = ['Targets', 'TargetInfo', 'Dashboard', 'Billing'] as const;

@@ -16,7 +16,6 @@ import {
   Typography,
 } from '@mui/material';
 import {
-  SEVERITIES,
   TARGET_TYPES,
   type TScanStatus,
   type TTargetEvent,
@@ -32,7 +31,7 @@ import { apiErrorMessage } from '../../../lib/errors.ts';
 import { useGetVerificationTxtQuery } from '../../new-scan/api/get-verification-txt.ts';
 import { CopyField } from '../../new-scan/components/copy-field.tsx';
 import { ScanStatusChip } from '../../scans/components/scan-status-chip.tsx';
-import { SEVERITY_COLOR } from '../../scans/components/severity.ts';
+import { SeverityCountChips } from '../../scans/index.ts';
 import { useGetTargetInfoQuery } from '../api/get-target-info.ts';
 import { useDateFormat } from '../hooks/use-date-format.ts';
 import { scansPath, schedulePath, useTargetActions } from '../hooks/use-target-actions.ts';
@@ -160,14 +159,7 @@ function DetailBody({ target }: { target: TTargetInfo }) {
                   color={scoreColor(target.score)}
                   label={t('targets.scoreOf', { score: target.score })}
                 />
-                {SEVERITIES.filter((s) => target.counts[s] > 0).map((s) => (
-                  <Chip
-                    key={s}
-                    size="small"
-                    color={SEVERITY_COLOR[s]}
-                    label={`${t(`dashboard.severity.${s}`)}: ${target.counts[s]}`}
-                  />
-                ))}
+                <SeverityCountChips counts={target.counts} />
               </Stack>
               <Box>
                 <Typography variant="subtitle2">{t('targets.detail.lastScan')}</Typography>

@@ -5,7 +5,6 @@ import {
   Button,
   Card,
   Chip,
-  CircularProgress,
   IconButton,
   ListItemText,
   Menu,
@@ -27,9 +26,9 @@ import { TARGET_TYPES, type TExtendedTarget, type TScanStatus } from '@perimeter
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useSearchParams } from 'react-router';
+import { QueryState } from '../../../components/feedback/query-state.tsx';
 import { PageTitle } from '../../../components/ui/page-title.tsx';
 import { paths } from '../../../config/paths.ts';
-import { apiErrorMessage } from '../../../lib/errors.ts';
 import { ScanStatusChip } from '../../scans/components/scan-status-chip.tsx';
 import { visuallyHidden } from '../../schedules/components/schedule-calendar.tsx';
 import { useGetExtendTargetsInfoQuery } from '../api/get-extend-targets-info.ts';
@@ -271,55 +270,49 @@ export function TargetsPage() {
           {t('targets.add')}
         </Button>
       </Stack>
-      {isLoading ? (
-        <Box sx={{ display: 'flex', justifyContent: 'center', p: 4 }}>
-          <CircularProgress aria-label={t('common.loading')} />
-        </Box>
-      ) : error ? (
-        <Alert
-          severity="error"
-          action={
-            <Button color="inherit" size="small" onClick={() => void refetch()}>
-              {t('targets.retry')}
-            </Button>
-          }
-        >
-          {t('targets.loadError')} {apiErrorMessage(error, t)}
-        </Alert>
-      ) : rows.length === 0 ? (
-        <Alert severity="info" data-testid="targets-empty">
-          {isDisabledView ? t('targets.emptyDisabled') : t('targets.empty')}
-        </Alert>
-      ) : (
-        <Card>
-          <TableContainer>
-            {/* Twelve columns fit at 1440 px beside the drawer: narrower cell padding. */}
-            <Table size="small" aria-label={t('menu.targets')} sx={{ '& th, & td': { px: 1 } }}>
-              <TableHead>
-                <TableRow>
-                  {columns.map((c) => (
-                    <TableCell key={c} align={numeric.has(c) ? 'right' : 'left'}>
-                      {t(`targets.columns.${c}`)}
-                    </TableCell>
+      <QueryState
+        query={{ data: error ? undefined : rows, error, isLoading, refetch }}
+        errorText={t('targets.loadError')}
+        retryLabel={t('targets.retry')}
+        py={4}
+        isEmpty={(r) => r.length === 0}
+        empty={
+          <Alert severity="info" data-testid="targets-empty">
+            {isDisabledView ? t('targets.emptyDisabled') : t('targets.empty')}
+          </Alert>
+        }
+      >
+        {() => (
+          <Card>
+            <TableContainer>
+              {/* Twelve columns fit at 1440 px beside the drawer: narrower cell padding. */}
+              <Table size="small" aria-label={t('menu.targets')} sx={{ '& th, & td': { px: 1 } }}>
+                <TableHead>
+                  <TableRow>
+                    {columns.map((c) => (
+                      <TableCell key={c} align={numeric.has(c) ? 'right' : 'left'}>
+                        {t(`targets.columns.${c}`)}
+                      </TableCell>
+                    ))}
+                    <TableCell align="right">{t('targets.columns.actions')}</TableCell>
+                  </TableRow>
+                </TableHead>
+                <TableBody>
+                  {rows.map((target) => (
+                    <TargetRow
+                      key={target.user_target_id}
+                      target={target}
+                      actions={actions}
+                      onDisable={setDisabling}
+                      onReplace={setReplacing}
+                    />
                   ))}
-                  <TableCell align="right">{t('targets.columns.actions')}</TableCell>
-                </TableRow>
-              </TableHead>
-              <TableBody>
-                {rows.map((target) => (
-                  <TargetRow
-                    key={target.user_target_id}
-                    target={target}
-                    actions={actions}
-                    onDisable={setDisabling}
-                    onReplace={setReplacing}
-                  />
-                ))}
-              </TableBody>
-            </Table>
-          </TableContainer>
-        </Card>
-      )}
+                </TableBody>
+              </Table>
+            </TableContainer>
+          </Card>
+        )}
+      </QueryState>
       <DisableTargetDialog
         target={disabling}
         onCancel={() => setDisabling(null)}
