@@ -14,7 +14,8 @@ import { Pool } from 'undici';
 export interface LoadCase {
   label: string;
   path: string;
-  body: Record<string, unknown>;
+  /** POST with this JSON body; without one, GET. */
+  body?: Record<string, unknown>;
 }
 export interface LoadPlan {
   origin: string;
@@ -48,7 +49,9 @@ const headers = { authorization: `Bearer ${plan.token}`, 'content-type': 'applic
 
 async function call(pool: Pool, c: LoadCase): Promise<{ ms: number; status: number; total: number }> {
   const t0 = performance.now();
-  const res = await pool.request({ method: 'POST', path: c.path, headers, body: JSON.stringify(c.body) });
+  const res = c.body
+    ? await pool.request({ method: 'POST', path: c.path, headers, body: JSON.stringify(c.body) })
+    : await pool.request({ method: 'GET', path: c.path, headers: { authorization: headers.authorization } });
   const text = await res.body.text();
   const ms = performance.now() - t0;
   let total = -1;
