@@ -32,7 +32,14 @@ try {
   const origin = await cluster.app.listen({ host: '127.0.0.1', port: 0 });
   const { token, targetIds } = await cluster.labUser();
   const ids = await cluster.createScans(token, targetIds, SCANS);
-  let workers: Worker[] = Array.from({ length: WORKERS }, () => cluster.startWorker(CONCURRENCY));
+  // Only a worker that finished starting is killed (one killed during its start-up holds no scan).
+  const ready = new Set<Worker>();
+  const start = () => {
+    const w = cluster.startWorker(CONCURRENCY);
+    w.ready.then(() => ready.add(w)).catch(() => undefined);
+    return w;
+  };
+  let workers: Worker[] = Array.from({ length: WORKERS }, start);
   await Promise.all(workers.map((w) => w.ready));
   log(`${cluster.workload}; ${SCANS} scans, ${WORKERS} workers × ${CONCURRENCY}; load ${loadAverage()}`);
   const started = Date.now();
@@ -108,7 +115,9 @@ try {
     }
     if (Date.now() - lastKill < KILL_SECONDS * 1000) return;
     lastKill = Date.now();
-    const alive = workers.filter((w) => w.child.exitCode === null && w.child.signalCode === null);
+    const alive = workers.filter(
+      (w) => ready.has(w) && w.child.exitCode === null && w.child.signalCode === null,
+    );
     const victim = alive[Math.floor(Math.random() * alive.length)];
     if (!victim) return;
     const { rows } = await cluster.pool.query<{ id: string; attempts: number }>(
@@ -119,7 +128,7 @@ try {
     kills++;
     const killedAt = Date.now();
     for (const r of rows) if (!watched.has(r.id)) watched.set(r.id, { attempts: r.attempts, killedAt });
-    workers = [...workers.filter((w) => w !== victim), cluster.startWorker(CONCURRENCY)];
+    workers = [...workers.filter((w) => w !== victim), start()];
     log(
       `kill ${kills}: worker pid ${victim.child.pid} (${rows.length} scans running); load ${loadAverage()}`,
     );
