@@ -74,6 +74,24 @@ function textMatch(column: SQL | AnyColumn, value: string, contains: boolean, st
   return sql`${column} ilike ${escapeLike(value)}`;
 }
 
+/** severity ↔ severity_ordering, as every finding is written (scans-repo). */
+const SEVERITY_ORDERING = { critical: 5, high: 4, medium: 3, low: 2, informational: 1, unknown: 0 } as const;
+
+/**
+ * A severity filter on severity_ordering (one-to-one with severity). A contiguous set (e.g.
+ * critical + high) is a range the (user_id, severity_ordering, id) index reads in order, so a page
+ * sorted by severity starts at the first matching row on any PostgreSQL version instead of walking
+ * past every finding of the severities left out (13.9 s for critical + high ascending on 600,000
+ * findings, before).
+ */
+function severityMatch(column: AnyColumn, severities: readonly (keyof typeof SEVERITY_ORDERING)[]): SQL {
+  const ords = [...new Set(severities.map((s) => SEVERITY_ORDERING[s]))].sort((a, b) => a - b);
+  const lo = ords[0] ?? 0;
+  const hi = ords.at(-1) ?? 0;
+  if (hi - lo + 1 === ords.length) return sql`${column} between ${lo} and ${hi}`;
+  return inArray(column, ords);
+}
+
 export type FindingRow =
   | ({ subclass: 'exploit_scanner' } & typeof findingsExploitScanner.$inferSelect)
   | ({ subclass: 'exploit_db' } & typeof findingsExploitDb.$inferSelect)
@@ -95,7 +113,7 @@ export async function listFindings(
     return { rows: [], total: 0, totalExact: true };
   const t = FINDING_TABLES[sub];
   const conditions: (SQL | undefined)[] = [eq(t.userId, userId)];
-  if (body.severity?.length) conditions.push(inArray(t.severity, body.severity));
+  if (body.severity?.length) conditions.push(severityMatch(t.severityOrdering, body.severity));
   if (body.targets_type)
     conditions.push(
       sql`${t.targetId} in (select ${targets.id} from ${targets} where ${targets.userId} = ${userId} and ${targets.targetType} = ${body.targets_type})`,
