@@ -93,46 +93,50 @@ try {
   const watched = new Map<string, { attempts: number; killedAt: number }>();
   const resumes: number[] = [];
   let kills = 0;
-  let lastKill = Date.now();
-  await cluster.waitEnded(ids, async () => {
-    if (watched.size) {
-      const { rows } = await cluster.pool.query<{ id: string; attempts: number; status: string }>(
-        'select id, attempts, status from scans where id = any($1)',
-        [[...watched.keys()]],
-      );
-      for (const r of rows) {
-        const w = watched.get(r.id);
-        if (!w) continue;
-        if (r.attempts > w.attempts) {
-          resumes.push((Date.now() - w.killedAt) / 1000);
-          watched.delete(r.id);
-          log(
-            `scan ${r.id.slice(0, 8)} resumed ${((Date.now() - w.killedAt) / 1000).toFixed(1)} s after the kill`,
-          );
-        } else if (r.status !== 'running' && r.status !== 'pending' && r.status !== 'queued')
-          watched.delete(r.id);
-      }
-    }
-    if (Date.now() - lastKill < KILL_SECONDS * 1000) return;
-    lastKill = Date.now();
+  // The kills keep their cadence on a timer of their own: the API shares this process, and under
+  // hundreds of clients a database round-trip here can take seconds.
+  const killer = setInterval(() => {
     const alive = workers.filter(
       (w) => ready.has(w) && w.child.exitCode === null && w.child.signalCode === null,
     );
     const victim = alive[Math.floor(Math.random() * alive.length)];
     if (!victim) return;
-    const { rows } = await cluster.pool.query<{ id: string; attempts: number }>(
-      `select id, attempts from scans where id = any($1) and status = 'running'`,
-      [ids],
-    );
     victim.child.kill('SIGKILL');
     kills++;
     const killedAt = Date.now();
-    for (const r of rows) if (!watched.has(r.id)) watched.set(r.id, { attempts: r.attempts, killedAt });
     workers = [...workers.filter((w) => w !== victim), start()];
-    log(
-      `kill ${kills}: worker pid ${victim.child.pid} (${rows.length} scans running); load ${loadAverage()}`,
+    log(`kill ${kills}: worker pid ${victim.child.pid}; load ${loadAverage()}`);
+    // Attempts rise no sooner than the heartbeat timeout after the kill: a snapshot taken now is
+    // the count the interrupted scans had.
+    void cluster.pool
+      .query<{ id: string; attempts: number }>(
+        `select id, attempts from scans where id = any($1) and status = 'running'`,
+        [ids],
+      )
+      .then(({ rows }) => {
+        for (const r of rows) if (!watched.has(r.id)) watched.set(r.id, { attempts: r.attempts, killedAt });
+      });
+  }, KILL_SECONDS * 1000);
+  await cluster.waitEnded(ids, async () => {
+    if (!watched.size) return;
+    const { rows } = await cluster.pool.query<{ id: string; attempts: number; status: string }>(
+      'select id, attempts, status from scans where id = any($1)',
+      [[...watched.keys()]],
     );
+    for (const r of rows) {
+      const w = watched.get(r.id);
+      if (!w) continue;
+      if (r.attempts > w.attempts) {
+        resumes.push((Date.now() - w.killedAt) / 1000);
+        watched.delete(r.id);
+        log(
+          `scan ${r.id.slice(0, 8)} resumed ${((Date.now() - w.killedAt) / 1000).toFixed(1)} s after the kill`,
+        );
+      } else if (r.status !== 'running' && r.status !== 'pending' && r.status !== 'queued')
+        watched.delete(r.id);
+    }
   });
+  clearInterval(killer);
   const seconds = (Date.now() - started) / 1000;
   const states = await cluster.endStates(ids);
   log(`all ${SCANS} scans ended in ${seconds.toFixed(0)} s: ${states}; waiting for the clients`);
