@@ -146,7 +146,7 @@ export function candidateOctets(env: NodeJS.ProcessEnv = process.env): number[] 
   const listed = env.BENCH_SUBNETS?.split(',')
     .map((s) => Number(s.trim()))
     .filter((n) => Number.isInteger(n) && n >= 2 && n <= 254);
-  const octets = listed?.length ? listed : [2, 3, 4, 5, 6, 7, 8, 254];
+  const octets = listed?.length ? listed : [2, 3, 4, 5, 6, 7, 8];
   return octets
     .map((o) => [Math.random(), o] as const)
     .sort((a, b) => a[0] - b[0])
