@@ -243,6 +243,7 @@ export class BenchReport {
 
   /** Marks the run as not fit for docs/benchmarks.md (e.g. fewer than MIN_ROUNDS rounds). */
   notRecordable(reason: string): void {
+    if (this.unrecordable.includes(reason)) return;
     this.unrecordable.push(reason);
     this.say(`(not a recordable figure: ${reason})`);
   }
