@@ -1,7 +1,5 @@
 /**
- * What the scale-out and soak benches share: the lab in its own process on a free loopback /24
- * (packages/engine/scripts/bench-lab-child.ts: its servers do not share the API's or the
- * orchestration's event loop), one PostgreSQL (the
+ * What the scale-out and soak benches share: the lab on a free loopback /24, one PostgreSQL (the
  * embedded one, or DATABASE_URL's), the API in the bench process, worker processes started as
  * `start:worker` does, a user with the lab's three domains verified, and the scan workload.
  *
@@ -12,13 +10,12 @@
  * check) change it; the workload's description says which was run.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { loadAverage } from '@perimeter/lab/bench';
+import { loadAverage, startFreeLab } from '@perimeter/lab/bench';
 import { loadConfig } from '../src/lib/config/index.ts';
 import { createLogger } from '../src/lib/logger.ts';
 import { startQueue } from '../src/lib/queue.ts';
@@ -43,20 +40,7 @@ export async function startBenchCluster(tag: string) {
   const full = process.env.BENCH_FULL !== '0';
   const wordlist = process.env.BENCH_WORDLIST ?? 'default';
   const portsOption = process.env.BENCH_PORTS ?? 'default';
-  const labProcess = spawn(
-    process.execPath,
-    ['--import', 'tsx', path.join(repoRoot, 'packages/engine/scripts/bench-lab-child.ts')],
-    { cwd: repoRoot, stdio: ['pipe', 'pipe', 'inherit'] },
-  );
-  const lines = createInterface({ input: labProcess.stdout as NodeJS.ReadableStream });
-  const [first] = (await once(lines, 'line')) as [string];
-  lines.close();
-  const lab = JSON.parse(first) as {
-    subnet: string;
-    dns: { host: string; port: number };
-    ctUrl: string;
-    portMap: Record<number, number>;
-  };
+  const lab = await startFreeLab();
   const labPorts = [...new Set(Object.values(lab.portMap))].sort((a, b) => a - b).join(',');
   const ports = !full
     ? String(lab.portMap[80] ?? 80)
@@ -173,13 +157,12 @@ export async function startBenchCluster(tag: string) {
         token,
         { targets: [domain] },
       );
-      targetIds.push(added.added[0]?.user_target_id as string);
+      const ref = { target_type: 'domain', user_target_id: added.added[0]?.user_target_id as string };
+      const txt = await call<{ value: string }>('POST', '/main/user_target/get_verification_txt', token, ref);
+      lab.setTxt(`_perimeter.${domain}`, [txt.value]);
+      await call('POST', '/main/user_target/check_verification', token, ref);
+      targetIds.push(ref.user_target_id);
     }
-    // Ownership as the DNS check would record it (the lab's DNS runs in the other process; the
-    // verification itself is tested elsewhere and is not what these benches measure).
-    await pool.query('update targets set verified = true, verified_at = now() where id = any($1)', [
-      targetIds,
-    ]);
     return { token, targetIds };
   }
 
@@ -229,7 +212,7 @@ export async function startBenchCluster(tag: string) {
     await app.close();
     await boss.stop({ graceful: false, wait: true, timeout: 5000 });
     await runtime.close();
-    labProcess.kill('SIGTERM');
+    await lab.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
 
