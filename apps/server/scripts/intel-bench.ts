@@ -1,16 +1,19 @@
 /**
  * `npm run bench:intel -w apps/server` — a script, not a test. A full NVD load from a local mirror
- * (a child process on 127.0.239.1 serving BENCH_NVD_RECORDS generated records in the NVD CVE API
+ * (a child process on a free loopback /24 chosen at run time, serving BENCH_NVD_RECORDS generated records in the NVD CVE API
  * 2.0 format, 2,000 per page) into a fresh database (embedded PostgreSQL, or DATABASE_URL's), then
  * an incremental day (1,500 records modified in the last 24 hours). Prints the time, the peak RSS
  * of this process (the sync; the mirror and PostgreSQL are other processes) and the load average.
- * Goals (issue #15): full load ≤ 10 min and ≤ 500 MB RSS; incremental day ≤ 10 s.
+ * Goals (issue #15): full load ≤ 10 min and ≤ 500 MB RSS; incremental day ≤ 10 s. One run (a full
+ * load takes minutes), said so in the figures; results in bench-results/, `--record` appends them
+ * to docs/benchmarks.md.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { BenchReport, freeLoopbackSubnet, loadAverage } from '@perimeter/lab/bench';
 import { generatedRecord, IntelMirror } from '../test/support/intel-mirror.ts';
 
 const RECORDS = Number(process.env.BENCH_NVD_RECORDS ?? 250_000);
@@ -26,7 +29,7 @@ function lastModifiedOf(i: number, now: number): Date {
 
 if (process.argv.includes('--mirror')) {
   const now = Number(process.env.BENCH_NOW);
-  const mirror = await IntelMirror.start('127.0.239.1');
+  const mirror = await IntelMirror.start(process.env.BENCH_MIRROR_HOST ?? '127.0.2.10');
   mirror.nvd = { count: RECORDS, record: (i) => generatedRecord(i, lastModifiedOf(i, now)) };
   console.log(`MIRROR ${mirror.url}`);
   process.on('SIGTERM', () => void mirror.stop().then(() => process.exit(0)));
@@ -37,7 +40,7 @@ if (process.argv.includes('--mirror')) {
 async function startMirror(now: number): Promise<{ url: string; child: ChildProcess }> {
   const tsx = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../node_modules/.bin/tsx');
   const child = spawn(tsx, [fileURLToPath(import.meta.url), '--mirror'], {
-    env: { ...process.env, BENCH_NOW: String(now) },
+    env: { ...process.env, BENCH_NOW: String(now), BENCH_MIRROR_HOST: `${await freeLoopbackSubnet()}.10` },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const url = await new Promise<string>((resolve, reject) => {
@@ -57,11 +60,7 @@ async function main() {
   const { syncSource } = await import('../src/modules/intel/intel-sync.ts');
   const { saveCursor } = await import('../src/modules/intel/intel-repo.ts');
   const log = (msg: string) => console.log(`[intel-bench ${new Date().toISOString().slice(11, 19)}] ${msg}`);
-  const load = () =>
-    os
-      .loadavg()
-      .map((l) => l.toFixed(1))
-      .join(' ');
+  const load = loadAverage;
 
   const now = Date.now();
   const { url, child } = await startMirror(now);
@@ -120,9 +119,12 @@ async function main() {
     log(
       `incremental day: ${day.status === 'ok' ? day.detail : ''} in ${daySeconds.toFixed(2)} s, peak RSS ${(peak / 2 ** 20).toFixed(0)} MB; load average ${load()}`,
     );
-    console.log(
-      `\nRESULT full ${RECORDS} records: ${fullSeconds.toFixed(1)} s (goal ≤ 600), peak RSS ${(fullPeak / 2 ** 20).toFixed(0)} MB (goal ≤ 500); incremental day: ${daySeconds.toFixed(2)} s (goal ≤ 10); load average ${load()} on ${os.cpus().length} CPUs`,
+    const report = new BenchReport('intel', 'Vulnerability intelligence: NVD sync (issue 15)');
+    report.say(
+      `\`npm run bench:intel -w apps/server\`, one run (not a median): full ${RECORDS} records: ${fullSeconds.toFixed(1)} s (goal ≤ 600), peak RSS ${(fullPeak / 2 ** 20).toFixed(0)} MB (goal ≤ 500); incremental day: ${daySeconds.toFixed(2)} s (goal ≤ 10); load average ${load()} on ${os.cpus().length} CPUs`,
     );
+    report.figure('nvd', { records: RECORDS, fullSeconds, fullPeakRss: fullPeak, daySeconds });
+    report.finish();
   } finally {
     clearInterval(sampler);
     child.kill('SIGTERM');

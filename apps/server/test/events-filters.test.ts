@@ -276,6 +276,30 @@ describe('events filters', () => {
     expect(seeded.total).toBe(0);
   });
 
+  it('filters by severity sets, contiguous (a range of the ordering) or not, in both orders', async () => {
+    for (const subclass of ['exploit_scanner', 'exploit_db', 'leakcheck'] as const) {
+      const all = await api.post<{ data: Page }>('/main/get_all_user_abstract_scan_events?limit=100', {
+        scan_subclass: subclass,
+      });
+      expect(all.body.data.total).toBeLessThan(100);
+      let matched = 0;
+      for (const severity of [['critical', 'high'], ['high', 'medium'], ['critical', 'low'], ['medium']]) {
+        const wanted = all.body.data.items
+          .filter((i) => severity.includes(String(i.severity)))
+          .map((i) => i.id);
+        for (const sort_order of ['asc', 'desc'] as const) {
+          const page = await events({ scan_subclass: subclass, severity, sort_key: 'severity', sort_order });
+          expect(page.items.map((i) => i.id).sort(), `${subclass} ${severity} ${sort_order}`).toEqual(
+            [...wanted].sort(),
+          );
+          expect(page.total).toBe(wanted.length);
+          matched += wanted.length;
+        }
+      }
+      expect(matched, subclass).toBeGreaterThan(0);
+    }
+  });
+
   it('accepts severity and severity_ordering as sort_key on every subclass, both sorting by the ordering', async () => {
     for (const subclass of ['exploit_scanner', 'exploit_db', 'leakcheck'] as const) {
       const orders: string[][] = [];

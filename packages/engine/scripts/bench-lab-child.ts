@@ -1,8 +1,9 @@
-// Child process of the bench: runs the lab (so that it does not share the event loop with
-// what is measured) and prints its coordinates as one JSON line.
-import { startLab } from '@perimeter/lab';
+// Child process of the benches: runs the lab (so that it does not share the event loop with
+// what is measured) on a free loopback /24 with a free DNS port, both chosen at run time, and
+// prints its coordinates as one JSON line.
+import { startFreeLab } from '@perimeter/lab/bench';
 
-const lab = await startLab({ subnet: process.argv[2] ?? '127.0.9', dnsPort: 0 });
+const lab = await startFreeLab();
 process.stdout.write(
   `${JSON.stringify({ subnet: lab.subnet, dns: lab.dns, ctUrl: lab.ctUrl, domains: lab.domains, portMap: lab.portMap })}\n`,
 );

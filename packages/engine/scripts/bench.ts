@@ -1,16 +1,19 @@
 /**
- * Engine benchmarks against the local lab (loopback only). Prints the figures and appends
- * them to docs/benchmarks.md. Run: npm run bench -w packages/engine
- * (`-- --only=throughput,full` leaves out the finding families' 150 × 1,000 memory run)
+ * Engine benchmarks against the local lab (loopback only; the lab on a free loopback /24 chosen
+ * at run time, in its own process). Every comparison runs both sides on the same work, in
+ * interleaved rounds (at least 5, `--rounds=N`), and reports medians with the load average.
+ * Results go to bench-results/; `--record` also appends them to docs/benchmarks.md.
+ * Run: npm run bench -w packages/engine [-- --only=throughput,full] [--rounds=5] [--record]
+ * (`--only=` takes the finding families' sections: throughput, memory, full; the discovery
+ * sections always run)
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { appendFileSync, existsSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { BenchReport, interleaved, MIN_ROUNDS, median, summarize } from '@perimeter/lab/bench';
 import { Pool } from 'undici';
 import { scanTcpPorts } from '../src/ports/connect-scanner.js';
 import { isNmapAvailable, runNmap } from '../src/ports/nmap-adapter.js';
@@ -22,11 +25,11 @@ const run = promisify(execFile);
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.resolve(here, '../../..');
 const policy = new ScopePolicy({ allowPrivate: true, allow: ['127.0.0.0/8'] });
-const lines: string[] = [];
-const say = (s: string) => {
-  console.log(s);
-  lines.push(s);
-};
+const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+const rounds = Number(arg('rounds') ?? MIN_ROUNDS);
+const report = new BenchReport('engine', 'Engine: discovery and finding families (issues 3, 5, 19)');
+const say = (s: string) => report.say(s);
+const log = (l: string) => console.log(`  ${l}`);
 
 async function timeIt<T>(fn: () => Promise<T>): Promise<[number, T]> {
   const t = performance.now();
@@ -36,69 +39,116 @@ async function timeIt<T>(fn: () => Promise<T>): Promise<[number, T]> {
 
 async function portScanBench(host: string): Promise<void> {
   const all = parsePorts('1-65535');
-  const scanOnce = (threads: number) =>
-    timeIt(async () => {
-      const out: number[] = [];
+  const builtin = (threads: number) => async () => {
+    const [ms, out] = await timeIt(async () => {
+      const open: number[] = [];
       for await (const p of scanTcpPorts(policy, host, all, { concurrency: 500, timeoutMs: 1000, threads }))
-        out.push(p);
-      return out.sort((a, b) => a - b);
+        open.push(p);
+      return open.sort((a, b) => a - b);
     });
-  const [builtinMs, open] = await scanOnce(1);
-  const [twoThreadsMs] = await scanOnce(2);
-  say(
-    `- built-in connect scanner, 1-65535 on ${host}: ${(builtinMs / 1000).toFixed(2)} s, open ${open.join(',')}`,
-  );
-  say(`- built-in connect scanner split over 2 worker threads: ${(twoThreadsMs / 1000).toFixed(2)} s`);
-  if (!isNmapAvailable()) {
+    return { ms, open: out.join(',') };
+  };
+  const sides = [
+    { name: 'built-in, 1 thread', run: builtin(1) },
+    { name: 'built-in, 2 worker threads', run: builtin(2) },
+  ];
+  const nmap = isNmapAvailable();
+  if (nmap)
+    sides.push(
+      {
+        name: 'nmap -sT -T4 -p- -n -Pn',
+        run: async () => {
+          const [ms] = await timeIt(() =>
+            run('nmap', ['-sT', '-T4', '-p-', '-n', '-Pn', host], { maxBuffer: 16 << 20 }),
+          );
+          return { ms, open: '' };
+        },
+      },
+      {
+        name: 'nmap through the adapter (-sT -T4, XML parsed)',
+        run: async () => {
+          const [ms, found] = await timeIt(() =>
+            runNmap(policy, host, all, { timing: '-T4', serviceDetection: false }),
+          );
+          return { ms, open: found.map((s) => s.port).join(',') };
+        },
+      },
+    );
+  const samples = await interleaved(sides, { rounds, log });
+  const medians = samples.map((x) => summarize(x, (v) => v.ms));
+  for (const [i, side] of sides.entries())
+    say(
+      `- ${side.name}, 1-65535 on ${host}: median ${((medians[i]?.median ?? 0) / 1000).toFixed(2)} s${samples[i]?.[0]?.value.open ? `, open ${samples[i]?.[0]?.value.open}` : ''} (load ${medians[i]?.load})`,
+    );
+  if (!nmap) {
     say('- nmap not installed: nmap comparison skipped (apt-get install -y nmap)');
     return;
   }
-  const [nmapMs] = await timeIt(() =>
-    run('nmap', ['-sT', '-T4', '-p-', '-n', '-Pn', host], { maxBuffer: 16 << 20 }),
-  );
-  const [adapterMs, viaAdapter] = await timeIt(() =>
-    runNmap(policy, host, all, { timing: '-T4', serviceDetection: false }),
-  );
-  say(`- nmap -sT -T4 -p- on ${host}: ${(nmapMs / 1000).toFixed(2)} s`);
+  const [b1, , n, a] = medians.map((m) => m.median) as [number, number, number, number];
   say(
-    `- nmap through the adapter (-sT -T4, XML parsed): ${(adapterMs / 1000).toFixed(2)} s, open ${viaAdapter.map((s) => s.port).join(',')}`,
+    `- ratio built-in / nmap: ${(b1 / n).toFixed(2)} (goal ≤ 2); adapter / nmap: ${(a / n).toFixed(2)} (goal ≤ 1.1)`,
   );
-  say(
-    `- ratio built-in / nmap: ${(builtinMs / nmapMs).toFixed(2)} (goal ≤ 2); adapter / nmap: ${(adapterMs / nmapMs).toFixed(2)} (goal ≤ 1.1)`,
-  );
+  report.figure('ports', samples);
 }
 
 async function httpBench(host: string, port: number): Promise<void> {
-  const durationMs = 3000;
+  const requests = 5000;
   const concurrency = 64;
   const origin = `http://${host}:${port}`;
+  // The same work on both sides: `requests` GETs of the same page, `concurrency` at a time.
   const loop = async (one: () => Promise<void>): Promise<number> => {
-    let count = 0;
-    const end = performance.now() + durationMs;
+    let sent = 0;
+    const t = performance.now();
     await Promise.all(
       Array.from({ length: concurrency }, async () => {
-        while (performance.now() < end) {
+        while (sent < requests) {
+          sent++;
           await one();
-          count++;
         }
       }),
     );
-    return count / (durationMs / 1000);
+    return requests / ((performance.now() - t) / 1000);
   };
-  const pool = new Pool(origin, { connections: concurrency, pipelining: 1 });
-  const raw = await loop(async () => {
-    const r = await pool.request({ path: '/', method: 'GET' });
-    await r.body.arrayBuffer();
-  });
-  await pool.close();
-  const prober = new HttpProber(policy, async () => [host], { connections: concurrency });
-  const probe = await loop(async () => {
-    await prober.fetch(`http://www.acme.test:${port}/`);
-  });
-  await prober.close();
-  say(`- raw undici Pool loop on ${origin}: ${Math.round(raw)} req/s (${concurrency} concurrent)`);
-  say(`- HTTP prober (scope-checked connector, body read and hashed): ${Math.round(probe)} req/s`);
-  say(`- ratio prober / raw: ${(probe / raw).toFixed(2)} (goal ≥ 0.6)`);
+  const samples = await interleaved(
+    [
+      {
+        name: 'raw undici Pool',
+        run: async () => {
+          const pool = new Pool(origin, { connections: concurrency, pipelining: 1 });
+          const rate = await loop(async () => {
+            const r = await pool.request({ path: '/', method: 'GET' });
+            await r.body.arrayBuffer();
+          });
+          await pool.close();
+          return rate;
+        },
+      },
+      {
+        name: 'HTTP prober',
+        run: async () => {
+          const prober = new HttpProber(policy, async () => [host], { connections: concurrency });
+          const rate = await loop(async () => {
+            await prober.fetch(`http://www.acme.test:${port}/`);
+          });
+          await prober.close();
+          return rate;
+        },
+      },
+    ],
+    { rounds, log },
+  );
+  const [raw, probe] = samples.map((x) => summarize(x, (v) => v)) as [
+    ReturnType<typeof summarize>,
+    ReturnType<typeof summarize>,
+  ];
+  say(
+    `- raw undici Pool on ${origin}: median ${raw.median.toFixed(0)} req/s (${requests} requests, ${concurrency} in flight)`,
+  );
+  say(
+    `- HTTP prober (scope-checked connector, body read and hashed), the same requests: median ${probe.median.toFixed(0)} req/s`,
+  );
+  say(`- ratio prober / raw: ${(probe.median / raw.median).toFixed(2)} (goal ≥ 0.6); load ${raw.load}`);
+  report.figure('http', samples);
 }
 
 interface LabInfo {
@@ -109,8 +159,8 @@ interface LabInfo {
   portMap: Record<number, number>;
 }
 
-async function startLabProcess(subnet: string): Promise<[LabInfo, ChildProcess]> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(here, 'bench-lab-child.ts'), subnet], {
+async function startLabProcess(): Promise<[LabInfo, ChildProcess]> {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(here, 'bench-lab-child.ts')], {
     cwd: repoRoot,
     stdio: ['pipe', 'pipe', 'inherit'],
   });
@@ -131,29 +181,24 @@ async function scanBench(lab: LabInfo): Promise<void> {
     ports,
     ...lab.domains,
   ];
-  let stdout: string;
-  try {
-    ({ stdout } = await run(process.execPath, args, { cwd: repoRoot, timeout: 120_000 }));
-  } catch (e) {
-    say(`- class_resources scan failed: ${(e as Error).message.slice(0, 300)}`);
-    return;
+  const runs: { wallMs: number; maxRssMb: number; assets: number }[] = [];
+  for (let i = 0; i < rounds; i++) {
+    const { stdout } = await run(process.execPath, args, { cwd: repoRoot, timeout: 120_000 });
+    runs.push(JSON.parse(stdout) as { wallMs: number; maxRssMb: number; assets: number });
+    log(`class_resources scan ${i + 1}/${rounds}: ${((runs.at(-1)?.wallMs ?? 0) / 1000).toFixed(2)} s`);
   }
-  const r = JSON.parse(stdout) as { wallMs: number; maxRssMb: number; assets: number };
   say(
-    `- class_resources scan of the whole lab (${lab.domains.join(', ')}; ${ports}; wordlist brute force, AXFR, CT): ${(r.wallMs / 1000).toFixed(2)} s wall, peak RSS ${r.maxRssMb.toFixed(0)} MB, ${r.assets} assets (goal < 15 s, < 250 MB)`,
+    `- class_resources scan of the whole lab (${lab.domains.join(', ')}; ${ports}; wordlist brute force, AXFR, CT), a fresh process each: median ${(median(runs.map((r) => r.wallMs)) / 1000).toFixed(2)} s wall of ${rounds}, peak RSS ${median(runs.map((r) => r.maxRssMb)).toFixed(0)} MB, ${runs[0]?.assets} assets (goal < 15 s, < 250 MB)`,
   );
+  report.figure('scan', runs);
 }
 
 async function main(): Promise<void> {
-  const [lab, labProcess] = await startLabProcess('127.0.9');
+  if (rounds < MIN_ROUNDS) report.notRecordable(`${rounds} rounds (at least ${MIN_ROUNDS})`);
+  const [lab, labProcess] = await startLabProcess();
   const address = (octet: number) => `${lab.subnet}.${octet}`;
   try {
-    const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
-    say(`\n## Discovery engine (issue 3) — ${new Date().toISOString()}`);
-    say('');
-    say(
-      `Node ${process.version}, ${os.cpus().length} × ${cpu}, lab on ${lab.subnet}.0/24 (loopback, separate process), load average ${os.loadavg()[0]?.toFixed(1)} at start.`,
-    );
+    say(`### Discovery engine (issue 3), lab on ${lab.subnet}.0/24 (loopback, separate process)`);
     say('');
     say('Port scan:');
     say('');
@@ -166,25 +211,15 @@ async function main(): Promise<void> {
     say('Whole scan:');
     say('');
     await scanBench(lab);
+    say('');
   } finally {
     labProcess.kill('SIGTERM');
   }
-  const file = path.join(repoRoot, 'docs', 'benchmarks.md');
-  if (!existsSync(file))
-    writeFileSync(file, '# Benchmarks\n\nFigures appended by the bench scripts; newest last.\n');
-  appendFileSync(file, `${lines.join('\n')}\n`);
-  // The finding families (issue 5) append their own section (scripts/findings-bench.ts).
+  // The finding families (issue 5) add their own section (scripts/findings-bench.ts).
   const { runFindingsBench } = await import('./findings-bench.js');
-  // `npm run bench -w packages/engine -- --only=throughput,full` skips the long memory run.
-  const only = process.argv
-    .find((a) => a.startsWith('--only='))
-    ?.slice('--only='.length)
-    .split(',');
-  appendFileSync(
-    file,
-    `\n${await runFindingsBench({ log: (s) => console.log(s), ...(only ? { only } : {}) })}`,
-  );
-  console.log(`\nappended to ${path.relative(repoRoot, file)}`);
+  const only = arg('only')?.split(',');
+  await runFindingsBench(report, { ...(only ? { only } : {}), rounds });
+  report.finish();
 }
 
 await main();

@@ -1,13 +1,12 @@
 /**
  * CPU time per request of the template engine's HTTP path, against the lab in its own process
- * (`lab`) and against a stub HTTP client (`stub`, no network): less sensitive to the machine's
- * load than requests/s. Run: npx tsx packages/engine/scripts/engine-cpu.ts [lab|stub|raw] [rounds]
+ * (`lab`: the engine, a raw undici loop and the engine's HttpClient alone, interleaved, the same
+ * requests and concurrency each) and against a stub HTTP client (`stub`, no network): less
+ * sensitive to the machine's load than requests/s. Medians of ≥ 5 rounds with the load average;
+ * results in bench-results/, `--record` appends them to docs/benchmarks.md.
+ * Run: npx tsx packages/engine/scripts/engine-cpu.ts [lab|stub] [rounds] [--record]
  */
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
-import path from 'node:path';
-import readline from 'node:readline';
-import { fileURLToPath } from 'node:url';
+import { BenchReport, interleaved, MIN_ROUNDS, type Sample, summarize } from '@perimeter/lab/bench';
 import {
   HttpClient,
   type HttpRequestInit,
@@ -16,12 +15,13 @@ import {
 import { defaultExecutors } from '../src/protocols/index.js';
 import { compileTemplateSource } from '../src/templates/template-compile.js';
 import { type TemplateJob, TemplateScanner } from '../src/templates/template-scanner.js';
-import { measure, rawLoop } from './findings-bench.js';
+import { measure, type Rate, rawLoop, startLabProcess } from './findings-bench.js';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
 const mode = process.argv[2] ?? 'lab';
-const rounds = Number(process.argv[3] ?? 5);
+const rounds = Number(process.argv[3] ?? MIN_ROUNDS);
 const concurrency = 64;
+const perJob = 150;
+const requests = concurrency * perJob;
 
 function template(n: number) {
   const values = Array.from({ length: n }, (_v, i) => `"${i}"`).join(', ');
@@ -77,15 +77,16 @@ async function engine(url: string, perJob: number, stub: boolean) {
   });
 }
 
-function client(origin: string, ms: number) {
+function client(origin: string) {
   return measure(async () => {
     const http = new HttpClient({ connectionsPerOrigin: concurrency });
     const ac = new AbortController();
     let count = 0;
-    const end = performance.now() + ms;
+    let sent = 0;
     await Promise.all(
       Array.from({ length: concurrency }, async () => {
-        while (performance.now() < end) {
+        while (sent < requests) {
+          sent++;
           const res = await http.send(
             { method: 'GET', url: `${origin}/`, headers: { 'User-Agent': 'x' } },
             ac.signal,
@@ -99,45 +100,46 @@ function client(origin: string, ms: number) {
   });
 }
 
-if (mode === 'stub') {
-  await engine('http://127.0.0.1:1', 50, true);
-  for (let i = 0; i < rounds; i++) {
-    const r = await engine('http://127.0.0.1:1', 150, true);
-    console.log(`stub engine: ${r.cpuUsPerRequest.toFixed(1)} µs CPU/request, ${r.requests} requests`);
-  }
-} else {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', path.join(here, 'bench-lab-child.ts'), '127.0.87'],
-    {
-      stdio: ['pipe', 'pipe', 'inherit'],
-    },
+const report = new BenchReport('engine-cpu', `Template engine CPU per request (${mode})`);
+if (rounds < MIN_ROUNDS) report.notRecordable(`${rounds} rounds (at least ${MIN_ROUNDS})`);
+const line = (name: string, samples: Sample<Rate>[]) => {
+  const cpu = summarize(samples, (r) => r.cpuUsPerRequest);
+  const rate = summarize(samples, (r) => r.rate);
+  report.say(
+    `- ${name}: median ${cpu.median.toFixed(1)} µs CPU/request, ${rate.median.toFixed(0)} req/s (${samples[0]?.value.requests} requests a round; load ${cpu.load})`,
   );
-  const rl = readline.createInterface({ input: child.stdout as NodeJS.ReadableStream });
-  const [line] = (await once(rl, 'line')) as [string];
-  rl.close();
-  const origin = `http://127.0.87.10:${(JSON.parse(line) as { portMap: Record<number, number> }).portMap[80] ?? 80}`;
+  return cpu.median;
+};
+if (mode === 'stub') {
+  const [stub] = await interleaved(
+    [{ name: 'stub engine', run: () => engine('http://127.0.0.1:1', perJob, true) }],
+    { rounds, log: console.log },
+  );
+  line('engine against a stub HTTP client (no network)', stub ?? []);
+  report.figure('stub', stub);
+} else {
+  const lab = await startLabProcess();
+  const origin = `http://${lab.subnet}.10:${lab.portMap[80] ?? 80}`;
   try {
-    await rawLoop(origin, concurrency, 1000);
-    await engine(origin, 30, false);
-    for (let i = 0; i < rounds; i++) {
-      if (mode === 'rawonly') {
-        const r = await rawLoop(origin, concurrency, 3000);
-        console.log(`raw:    ${r.cpuUsPerRequest.toFixed(1)} µs CPU/request, ${r.rate.toFixed(0)} req/s`);
-        continue;
-      }
-      if (mode === 'client') {
-        const c = await client(origin, 3000);
-        console.log(`client: ${c.cpuUsPerRequest.toFixed(1)} µs CPU/request, ${c.rate.toFixed(0)} req/s`);
-      }
-      if (mode !== 'engine') {
-        const r = await rawLoop(origin, concurrency, 3000);
-        console.log(`raw:    ${r.cpuUsPerRequest.toFixed(1)} µs CPU/request, ${r.rate.toFixed(0)} req/s`);
-      }
-      const e = await engine(origin, 150, false);
-      console.log(`engine: ${e.cpuUsPerRequest.toFixed(1)} µs CPU/request, ${e.rate.toFixed(0)} req/s`);
-    }
+    const [raw, client_, eng] = await interleaved(
+      [
+        { name: 'raw', run: () => rawLoop(origin, concurrency, requests) },
+        { name: 'client', run: () => client(origin) },
+        { name: 'engine', run: () => engine(origin, perJob, false) },
+      ],
+      { rounds, log: console.log },
+    );
+    report.say(
+      `Against the lab's web site ${origin} (lab in its own process), ${concurrency} in flight, ${rounds} interleaved rounds:`,
+    );
+    report.say('');
+    const r = line('raw undici Pool', raw ?? []);
+    line("the engine's HttpClient alone", client_ ?? []);
+    const e = line('template engine', eng ?? []);
+    report.say(`- engine / raw CPU per request: ${(e / r).toFixed(2)}× (goal ≤ 1.25)`);
+    report.figure('lab', { raw, client: client_, engine: eng });
   } finally {
-    child.kill('SIGTERM');
+    lab.stop();
   }
 }
+report.finish();

@@ -4,13 +4,16 @@
  * figures are medians. Prints what each named (products, exact versions, web technologies, TLS
  * findings), wall times and the load average. A benchmark, not a test.
  *
- *   npx tsx packages/engine/scripts/real-software-bench.ts [rounds=3]
+ * Median of ≥ 5 rounds; results in bench-results/, `--record` appends them to docs/benchmarks.md.
+ *
+ *   npx tsx packages/engine/scripts/real-software-bench.ts [rounds=5] [--record]
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { type ExpectedRealService, startRealLab } from '@perimeter/lab';
+import { BenchReport, MIN_ROUNDS, median } from '@perimeter/lab/bench';
 import { tlsIssues } from '../src/findings/tls-stage.js';
 import type { Asset, ServiceAsset, TechnologyAsset } from '../src/pipeline/events.js';
 import { scan } from '../src/pipeline/scan.js';
@@ -21,7 +24,9 @@ import { httpScheme } from '../src/probe/http-stage.js';
 import { auditTls } from '../src/probe/tls-audit.js';
 import { ScopePolicy } from '../src/scope/scope-policy.js';
 
-const rounds = Number(process.argv[2] ?? 3);
+const rounds = Number(process.argv.slice(2).find((a) => /^\d+$/.test(a)) ?? MIN_ROUNDS);
+const report = new BenchReport('real-software', 'Services, versions and TLS on real software');
+const say = (s: string) => report.say(s);
 
 function run(cmd: string, args: string[]): Promise<string> {
   return new Promise((resolve) => {
@@ -34,11 +39,6 @@ async function timed<T>(fn: () => Promise<T>): Promise<[T, number]> {
   const r = await fn();
   return [r, performance.now() - t];
 }
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)] ?? 0;
-};
 
 interface Named {
   ip: string;
@@ -135,7 +135,7 @@ async function main(): Promise<void> {
     });
     const tlsPorts = expected.filter((e) => e.tls).map((e) => `${e.ip}:${e.port}`);
     const policy = new ScopePolicy({ allowPrivate: true, allow: [`${lab.subnet}.0/24`] });
-    console.log(
+    say(
       `Real-software lab: ${expected.length} services of ${new Set(expected.map((e) => e.daemon)).size} daemons on ${ips.length} addresses; ${ports.length} ports each; ${rounds} rounds; Node ${process.version}, ${os.cpus().length} CPUs, load average ${os
         .loadavg()
         .map((l) => l.toFixed(1))
@@ -191,7 +191,7 @@ async function main(): Promise<void> {
       );
       sslscanXml = xmls;
       times.sslscan?.push(ts);
-      console.log(
+      say(
         `round ${r + 1}: perimeter ${(tp / 1000).toFixed(1)} s (+ TLS audit ${(tt / 1000).toFixed(1)} s), nmap ${(tn / 1000).toFixed(1)} s, whatweb ${(tw / 1000).toFixed(1)} s, sslscan ${(ts / 1000).toFixed(1)} s; load ${os.loadavg()[0]?.toFixed(1)}`,
       );
     }
@@ -202,27 +202,23 @@ async function main(): Promise<void> {
     const n = score(expected, nmapNamed);
     const withVersion = expected.filter((e) => e.version).length;
     const pct = (x: number, of: number) => `${x}/${of} (${Math.round((100 * x) / of)} %)`;
-    console.log('\n| | Perimeter | nmap -sT -sV |\n| --- | --- | --- |');
-    console.log(
+    say('\n| | Perimeter | nmap -sT -sV |\n| --- | --- | --- |');
+    say(
       `| services named (product) | ${pct(p.products, expected.length)} | ${pct(n.products, expected.length)} |`,
     );
-    console.log(
-      `| exposed versions right | ${pct(p.versions, withVersion)} | ${pct(n.versions, withVersion)} |`,
-    );
-    console.log(`| versions wrong or invented | ${p.wrongVersions} | ${n.wrongVersions} |`);
-    console.log(`| ports where nothing listens | ${p.extra.length} | ${n.extra.length} |`);
-    console.log(
+    say(`| exposed versions right | ${pct(p.versions, withVersion)} | ${pct(n.versions, withVersion)} |`);
+    say(`| versions wrong or invented | ${p.wrongVersions} | ${n.wrongVersions} |`);
+    say(`| ports where nothing listens | ${p.extra.length} | ${n.extra.length} |`);
+    say(
       `| wall time, median of ${rounds} | ${(median(times.perimeter ?? []) / 1000).toFixed(1)} s | ${(median(times.nmap ?? []) / 1000).toFixed(1)} s |`,
     );
-    console.log(
-      `\nPerimeter missed: ${p.missed.join('; ') || 'none'}; extra: ${p.extra.join(' ') || 'none'}`,
-    );
-    console.log(`nmap missed: ${n.missed.join('; ') || 'none'}; extra: ${n.extra.join(' ') || 'none'}`);
-    console.log('\nnmap named:');
+    say(`\nPerimeter missed: ${p.missed.join('; ') || 'none'}; extra: ${p.extra.join(' ') || 'none'}`);
+    say(`nmap missed: ${n.missed.join('; ') || 'none'}; extra: ${n.extra.join(' ') || 'none'}`);
+    say('\nnmap named:');
     for (const s of nmapNamed)
-      console.log(`  ${s.ip}:${s.port} ${s.service} ${s.product ?? '-'} ${s.version ?? '-'}`);
+      say(`  ${s.ip}:${s.port} ${s.service} ${s.product ?? '-'} ${s.version ?? '-'}`);
 
-    console.log('\nWeb technologies (Perimeter / whatweb):');
+    say('\nWeb technologies (Perimeter / whatweb):');
     let whatwebTotal = 0;
     let perimeterCovers = 0;
     for (const w of whatweb) {
@@ -238,15 +234,15 @@ async function main(): Promise<void> {
         const name = (t.split(' ')[0] ?? '').toLowerCase();
         return mineNames.some((m) => m.includes(name) || name.includes(m.split(' ')[0] ?? m));
       }).length;
-      console.log(
+      say(
         `  ${w.target}: ${mine.map((t) => (t.version ? `${t.name} ${t.version}` : t.name)).join(', ') || '-'}  /  ${theirs.join(', ') || '-'}`,
       );
     }
-    console.log(
+    say(
       `  Perimeter: ${techs.filter((t) => t.source === 'http').length} technologies on HTTP ports; whatweb: ${whatwebTotal}, of which Perimeter names ${perimeterCovers}.`,
     );
 
-    console.log('\nTLS findings (Perimeter / sslscan):');
+    say('\nTLS findings (Perimeter / sslscan):');
     const sslscanFindings = sslscanXml.flatMap((xml) => {
       const host = /<ssltest host="([^"]+)"[^>]*port="(\d+)"/.exec(xml);
       const at = host ? `${host[1]}:${host[2]}` : '?';
@@ -262,17 +258,19 @@ async function main(): Promise<void> {
       if (/<signature-algorithm>(sha1|md5)/i.test(xml)) out.push(`${at} SHA-1 signature`);
       return out;
     });
-    for (const f of perimeterTls) console.log(`  Perimeter: ${f}`);
-    for (const f of [...new Set(sslscanFindings)]) console.log(`  sslscan:   ${f}`);
-    console.log(
+    for (const f of perimeterTls) say(`  Perimeter: ${f}`);
+    for (const f of [...new Set(sslscanFindings)]) say(`  sslscan:   ${f}`);
+    say(
       `  Perimeter ${perimeterTls.length} TLS findings, sslscan ${new Set(sslscanFindings).size} problems; TLS audit ${(median(times.tls ?? []) / 1000).toFixed(1)} s, sslscan ${(median(times.sslscan ?? []) / 1000).toFixed(1)} s, whatweb ${(median(times.whatweb ?? []) / 1000).toFixed(1)} s (medians).`,
     );
-    console.log(
+    say(
       `load average at end: ${os
         .loadavg()
         .map((l) => l.toFixed(1))
         .join(' ')}`,
     );
+    if (rounds < MIN_ROUNDS) report.notRecordable(`${rounds} rounds (at least ${MIN_ROUNDS})`);
+    report.finish();
   } finally {
     rmSync(dir, { recursive: true, force: true });
     await lab.stop();
