@@ -1,9 +1,9 @@
 // Child process of the corpus bench: loads every template of a directory and runs the
 // applicable ones against one web host at the default politeness, reporting wall time,
 // requests and the peak memory of this process only (the lab runs in another).
-import { defaultExecutors } from '../src/protocols/index.js';
-import { loadTemplates } from '../src/templates/template-loader.js';
-import { TemplateScanner } from '../src/templates/template-scanner.js';
+import { defaultExecutors } from '../src/protocols/index.ts';
+import { loadTemplates } from '../src/templates/template-loader.ts';
+import { TemplateScanner } from '../src/templates/template-scanner.ts';
 
 const [dir, url] = process.argv.slice(2) as [string, string];
 const started = performance.now();

@@ -3,15 +3,15 @@
 // default exclusions (DEFAULT_EXCLUDED_TAGS and the set's .nuclei-ignore), `all`: every one —
 // and runs them against one web host at the default politeness. Prints one JSON line.
 import path from 'node:path';
-import { defaultExecutors } from '../src/protocols/index.js';
-import { clusterTemplates } from '../src/templates/template-cluster.js';
-import { loadTemplates } from '../src/templates/template-loader.js';
-import { TemplateScanner } from '../src/templates/template-scanner.js';
+import { defaultExecutors } from '../src/protocols/index.ts';
+import { clusterTemplates } from '../src/templates/template-cluster.ts';
+import { loadTemplates } from '../src/templates/template-loader.ts';
+import { TemplateScanner } from '../src/templates/template-scanner.ts';
 import {
   DEFAULT_EXCLUDED_TAGS,
   readIgnoreList,
   selectTemplates,
-} from '../src/templates/template-selection.js';
+} from '../src/templates/template-selection.ts';
 
 const [dir, url, mode, cacheDir] = process.argv.slice(2) as [string, string, 'default' | 'all', string];
 const started = performance.now();

@@ -6,9 +6,9 @@
  *   npx tsx packages/engine/scripts/bench-oob.ts [runs]
  */
 import { loadavg } from 'node:os';
-import type { TemplateFinding } from '../src/findings/types.js';
-import { OobCorrelator, type OobPending } from '../src/protocols/oob/oob-correlator.js';
-import type { OobInteraction, OobProvider } from '../src/protocols/oob/oob-types.js';
+import type { TemplateFinding } from '../src/findings/types.ts';
+import { OobCorrelator, type OobPending } from '../src/protocols/oob/oob-correlator.ts';
+import type { OobInteraction, OobProvider } from '../src/protocols/oob/oob-types.ts';
 
 const runs = Number(process.argv[2] ?? 10_000);
 const recorded = new Map<string, OobInteraction>();

@@ -1,6 +1,6 @@
 // Child process of the bench: one class_resources scan of the lab, reporting wall time and
 // peak memory of this process only (the lab runs in the parent).
-import { scan } from '../src/pipeline/scan.js';
+import { scan } from '../src/pipeline/scan.ts';
 
 const [dns, ctUrl, portList, ...domains] = process.argv.slice(2);
 const started = performance.now();

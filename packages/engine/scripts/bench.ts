@@ -15,11 +15,11 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { BenchReport, interleaved, MIN_ROUNDS, median, summarize } from '@perimeter/lab/bench';
 import { Pool } from 'undici';
-import { scanTcpPorts } from '../src/ports/connect-scanner.js';
-import { isNmapAvailable, runNmap } from '../src/ports/nmap-adapter.js';
-import { parsePorts } from '../src/ports/port-lists.js';
-import { HttpProber } from '../src/probe/http-probe.js';
-import { ScopePolicy } from '../src/scope/scope-policy.js';
+import { scanTcpPorts } from '../src/ports/connect-scanner.ts';
+import { isNmapAvailable, runNmap } from '../src/ports/nmap-adapter.ts';
+import { parsePorts } from '../src/ports/port-lists.ts';
+import { HttpProber } from '../src/probe/http-probe.ts';
+import { ScopePolicy } from '../src/scope/scope-policy.ts';
 
 const run = promisify(execFile);
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -216,7 +216,7 @@ async function main(): Promise<void> {
     labProcess.kill('SIGTERM');
   }
   // The finding families (issue 5) add their own section (scripts/findings-bench.ts).
-  const { runFindingsBench } = await import('./findings-bench.js');
+  const { runFindingsBench } = await import('./findings-bench.ts');
   const only = arg('only')?.split(',');
   await runFindingsBench(report, { ...(only ? { only } : {}), rounds });
   report.finish();

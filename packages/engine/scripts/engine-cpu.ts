@@ -11,11 +11,11 @@ import {
   HttpClient,
   type HttpRequestInit,
   type HttpResponseData,
-} from '../src/protocols/http/http-client.js';
-import { defaultExecutors } from '../src/protocols/index.js';
-import { compileTemplateSource } from '../src/templates/template-compile.js';
-import { type TemplateJob, TemplateScanner } from '../src/templates/template-scanner.js';
-import { measure, type Rate, rawLoop, startLabProcess } from './findings-bench.js';
+} from '../src/protocols/http/http-client.ts';
+import { defaultExecutors } from '../src/protocols/index.ts';
+import { compileTemplateSource } from '../src/templates/template-compile.ts';
+import { type TemplateJob, TemplateScanner } from '../src/templates/template-scanner.ts';
+import { measure, type Rate, rawLoop, startLabProcess } from './findings-bench.ts';
 
 const mode = process.argv[2] ?? 'lab';
 const rounds = Number(process.argv[3] ?? MIN_ROUNDS);

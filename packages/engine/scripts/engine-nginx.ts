@@ -14,10 +14,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool } from 'undici';
-import { defaultExecutors } from '../src/protocols/index.js';
-import { compileTemplateSource } from '../src/templates/template-compile.js';
-import { type TemplateJob, TemplateScanner } from '../src/templates/template-scanner.js';
-import { measure, type Rate } from './findings-bench.js';
+import { defaultExecutors } from '../src/protocols/index.ts';
+import { compileTemplateSource } from '../src/templates/template-compile.ts';
+import { type TemplateJob, TemplateScanner } from '../src/templates/template-scanner.ts';
+import { measure, type Rate } from './findings-bench.ts';
 
 const rounds = Number(process.argv[2] ?? 5);
 const connections = 64;

@@ -28,18 +28,18 @@ import {
   summarize,
 } from '@perimeter/lab/bench';
 import { Pool } from 'undici';
-import { createFindingStages } from '../src/findings/finding-stages.js';
-import { LocalLeakIndex } from '../src/leaks/local-leak-index.js';
-import { scan } from '../src/pipeline/scan.js';
-import { defaultExecutors } from '../src/protocols/index.js';
-import { compileTemplateSource } from '../src/templates/template-compile.js';
-import { loadTemplates } from '../src/templates/template-loader.js';
-import { type TemplateJob, TemplateScanner } from '../src/templates/template-scanner.js';
-import { BUILTIN_TEMPLATES_DIR } from '../src/templates/template-stage.js';
-import type { CompiledTemplate } from '../src/templates/template-types.js';
-import { importNvd20 } from '../src/vulndb/vuln-importers.js';
-import { MemoryVulnStore } from '../src/vulndb/vuln-store.js';
-import { REPO_ROOT } from '../test/helpers.js';
+import { createFindingStages } from '../src/findings/finding-stages.ts';
+import { LocalLeakIndex } from '../src/leaks/local-leak-index.ts';
+import { scan } from '../src/pipeline/scan.ts';
+import { defaultExecutors } from '../src/protocols/index.ts';
+import { compileTemplateSource } from '../src/templates/template-compile.ts';
+import { loadTemplates } from '../src/templates/template-loader.ts';
+import { type TemplateJob, TemplateScanner } from '../src/templates/template-scanner.ts';
+import { BUILTIN_TEMPLATES_DIR } from '../src/templates/template-stage.ts';
+import type { CompiledTemplate } from '../src/templates/template-types.ts';
+import { importNvd20 } from '../src/vulndb/vuln-importers.ts';
+import { MemoryVulnStore } from '../src/vulndb/vuln-store.ts';
+import { REPO_ROOT } from '../test/helpers.ts';
 
 const DATASETS = path.resolve(REPO_ROOT, '../shared/datasets');
 

@@ -8,8 +8,8 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { Lab } from '@perimeter/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ScanEvent } from '../src/pipeline/events.js';
-import { REPO_ROOT, startTestLab } from './helpers.js';
+import type { ScanEvent } from '../src/pipeline/events.ts';
+import { REPO_ROOT, startTestLab } from './helpers.ts';
 
 const run = promisify(execFile);
 const BIN = path.join(REPO_ROOT, 'packages/engine/bin/perimeter-scan.mjs');

@@ -1,8 +1,8 @@
 import type { Lab } from '@perimeter/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ScanEvent } from '../src/pipeline/events.js';
-import { scan } from '../src/pipeline/scan.js';
-import { labScanConfig, startTestLab } from './helpers.js';
+import type { ScanEvent } from '../src/pipeline/events.ts';
+import { scan } from '../src/pipeline/scan.ts';
+import { labScanConfig, startTestLab } from './helpers.ts';
 
 let lab: Lab;
 beforeAll(async () => {

@@ -6,7 +6,7 @@
  * others are left out of the sample (counted by reason), never guessed.
  */
 import http from 'node:http';
-import { type DslNode, parseDsl } from '../src/operators/dsl/dsl-parser.js';
+import { type DslNode, parseDsl } from '../src/operators/dsl/dsl-parser.ts';
 
 export interface SynthResponse {
   status: number;

@@ -7,11 +7,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { defaultExecutors } from '../src/protocols/index.js';
-import { compileTemplateSource } from '../src/templates/template-compile.js';
-import { listTemplateFiles } from '../src/templates/template-loader.js';
-import { type TemplateJob, TemplateScanner } from '../src/templates/template-scanner.js';
-import type { CompiledTemplate } from '../src/templates/template-types.js';
+import { defaultExecutors } from '../src/protocols/index.ts';
+import { compileTemplateSource } from '../src/templates/template-compile.ts';
+import { listTemplateFiles } from '../src/templates/template-loader.ts';
+import { type TemplateJob, TemplateScanner } from '../src/templates/template-scanner.ts';
+import type { CompiledTemplate } from '../src/templates/template-types.ts';
 import {
   CONTROL_RESPONSE,
   KEEP_ALIVE_S,
@@ -21,8 +21,8 @@ import {
   positiveResponse,
   readSpec,
   type SynthResponse,
-} from './conformance-gen.js';
-import { sharedDataset } from './helpers.js';
+} from './conformance-gen.ts';
+import { sharedDataset } from './helpers.ts';
 
 /**
  * Conformance with nuclei on the community corpus. For a sample of http templates (spread

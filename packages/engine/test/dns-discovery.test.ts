@@ -1,12 +1,12 @@
 import type { Lab } from '@perimeter/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fetchCtNames } from '../src/discovery/certificate-transparency.js';
-import { detectWildcard, isWildcardAnswer } from '../src/discovery/wildcard.js';
-import { builtinWordlist, parseWordlist } from '../src/discovery/wordlist.js';
-import { attemptZoneTransfer } from '../src/discovery/zone-transfer.js';
-import { DnsResolver, parseServer, txtValues } from '../src/dns/dns-resolver.js';
-import { ScopePolicy } from '../src/scope/scope-policy.js';
-import { startTestLab } from './helpers.js';
+import { fetchCtNames } from '../src/discovery/certificate-transparency.ts';
+import { detectWildcard, isWildcardAnswer } from '../src/discovery/wildcard.ts';
+import { builtinWordlist, parseWordlist } from '../src/discovery/wordlist.ts';
+import { attemptZoneTransfer } from '../src/discovery/zone-transfer.ts';
+import { DnsResolver, parseServer, txtValues } from '../src/dns/dns-resolver.ts';
+import { ScopePolicy } from '../src/scope/scope-policy.ts';
+import { startTestLab } from './helpers.ts';
 
 let lab: Lab;
 let resolver: DnsResolver;

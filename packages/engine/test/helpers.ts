@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Lab, startLab } from '@perimeter/lab';
-import type { ScanConfig } from '../src/pipeline/scan-config.js';
+import type { ScanConfig } from '../src/pipeline/scan-config.ts';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 

@@ -4,17 +4,17 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createFindingStages } from '../src/findings/finding-stages.js';
-import { scan } from '../src/pipeline/scan.js';
-import type { ScanConfig } from '../src/pipeline/scan-config.js';
-import type { Stage } from '../src/pipeline/stage.js';
-import { ScanCoverage, StageReport } from '../src/pipeline/stage-report.js';
-import { defaultExecutors } from '../src/protocols/index.js';
-import { compileTemplateSource } from '../src/templates/template-compile.js';
-import { TemplateScanner } from '../src/templates/template-scanner.js';
-import { BUILTIN_TEMPLATES_DIR, scopeOfInput } from '../src/templates/template-stage.js';
-import { REPO_ROOT } from './helpers.js';
-import { collectScan } from './scan-events.js';
+import { createFindingStages } from '../src/findings/finding-stages.ts';
+import { scan } from '../src/pipeline/scan.ts';
+import type { ScanConfig } from '../src/pipeline/scan-config.ts';
+import type { Stage } from '../src/pipeline/stage.ts';
+import { ScanCoverage, StageReport } from '../src/pipeline/stage-report.ts';
+import { defaultExecutors } from '../src/protocols/index.ts';
+import { compileTemplateSource } from '../src/templates/template-compile.ts';
+import { TemplateScanner } from '../src/templates/template-scanner.ts';
+import { BUILTIN_TEMPLATES_DIR, scopeOfInput } from '../src/templates/template-stage.ts';
+import { REPO_ROOT } from './helpers.ts';
+import { collectScan } from './scan-events.ts';
 
 /**
  * Honest completion: a stage ended by its watchdog or time limit, or one that could not finish

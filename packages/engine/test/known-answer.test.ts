@@ -1,8 +1,8 @@
 import type { Lab } from '@perimeter/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scan } from '../src/pipeline/scan.js';
-import { labScanConfig, startTestLab } from './helpers.js';
-import { type Collected, collectScan, comparable } from './scan-events.js';
+import { scan } from '../src/pipeline/scan.ts';
+import { labScanConfig, startTestLab } from './helpers.ts';
+import { type Collected, collectScan, comparable } from './scan-events.ts';
 
 let lab: Lab;
 let result: Collected;

@@ -9,14 +9,14 @@ import { promisify } from 'node:util';
 import { type Lab, OOB_LAB_HOSTS, OOB_PLANTED, startLab } from '@perimeter/lab';
 import dnsPacket, { type Packet } from 'dns-packet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TemplateFinding } from '../src/findings/types.js';
-import { defaultExecutors } from '../src/protocols/index.js';
-import { usesOob } from '../src/protocols/oob/oob-markers.js';
-import type { OobInteraction, OobProvider } from '../src/protocols/oob/oob-types.js';
-import { loadTemplates } from '../src/templates/template-loader.js';
-import { TemplateScanner } from '../src/templates/template-scanner.js';
-import { DEFAULT_EXCLUDED_TAGS, selectTemplates } from '../src/templates/template-selection.js';
-import { sharedDataset } from './helpers.js';
+import type { TemplateFinding } from '../src/findings/types.ts';
+import { defaultExecutors } from '../src/protocols/index.ts';
+import { usesOob } from '../src/protocols/oob/oob-markers.ts';
+import type { OobInteraction, OobProvider } from '../src/protocols/oob/oob-types.ts';
+import { loadTemplates } from '../src/templates/template-loader.ts';
+import { TemplateScanner } from '../src/templates/template-scanner.ts';
+import { DEFAULT_EXCLUDED_TAGS, selectTemplates } from '../src/templates/template-selection.ts';
+import { sharedDataset } from './helpers.ts';
 
 /**
  * Every out-of-band http template of the community corpus against the lab's call-back

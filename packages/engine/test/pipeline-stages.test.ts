@@ -3,12 +3,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Lab } from '@perimeter/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TemplateFinding } from '../src/findings/types.js';
-import { scan, selectStages } from '../src/pipeline/scan.js';
-import type { ScanConfig } from '../src/pipeline/scan-config.js';
-import type { Stage, StageContext } from '../src/pipeline/stage.js';
-import { labScanConfig, startTestLab } from './helpers.js';
-import { collectScan } from './scan-events.js';
+import type { TemplateFinding } from '../src/findings/types.ts';
+import { scan, selectStages } from '../src/pipeline/scan.ts';
+import type { ScanConfig } from '../src/pipeline/scan-config.ts';
+import type { Stage, StageContext } from '../src/pipeline/stage.ts';
+import { labScanConfig, startTestLab } from './helpers.ts';
+import { collectScan } from './scan-events.ts';
 
 let lab: Lab;
 beforeAll(async () => {

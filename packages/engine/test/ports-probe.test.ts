@@ -1,13 +1,13 @@
 import net from 'node:net';
 import type { Lab } from '@perimeter/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scanTcpPorts } from '../src/ports/connect-scanner.js';
-import { isNmapAvailable, parseNmapXml, runNmap } from '../src/ports/nmap-adapter.js';
-import { identifyService } from '../src/ports/service-probes.js';
-import { HttpProber } from '../src/probe/http-probe.js';
-import { fetchTlsInfo } from '../src/probe/tls-info.js';
-import { ScopePolicy } from '../src/scope/scope-policy.js';
-import { startTestLab } from './helpers.js';
+import { scanTcpPorts } from '../src/ports/connect-scanner.ts';
+import { isNmapAvailable, parseNmapXml, runNmap } from '../src/ports/nmap-adapter.ts';
+import { identifyService } from '../src/ports/service-probes.ts';
+import { HttpProber } from '../src/probe/http-probe.ts';
+import { fetchTlsInfo } from '../src/probe/tls-info.ts';
+import { ScopePolicy } from '../src/scope/scope-policy.ts';
+import { startTestLab } from './helpers.ts';
 
 let lab: Lab;
 const policy = new ScopePolicy({ allowPrivate: true, allow: ['127.0.0.0/8'] });

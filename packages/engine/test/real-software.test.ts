@@ -1,12 +1,12 @@
 import { type ExpectedRealService, missingRealPackages, type RealLab, startRealLab } from '@perimeter/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tlsIssues } from '../src/findings/tls-stage.js';
-import type { ServiceAsset, TechnologyAsset } from '../src/pipeline/events.js';
-import { scan } from '../src/pipeline/scan.js';
-import { TOP_100_PORTS } from '../src/ports/port-lists.js';
-import { auditTls } from '../src/probe/tls-audit.js';
-import { ScopePolicy } from '../src/scope/scope-policy.js';
-import { type Collected, collectScan } from './scan-events.js';
+import { tlsIssues } from '../src/findings/tls-stage.ts';
+import type { ServiceAsset, TechnologyAsset } from '../src/pipeline/events.ts';
+import { scan } from '../src/pipeline/scan.ts';
+import { TOP_100_PORTS } from '../src/ports/port-lists.ts';
+import { auditTls } from '../src/probe/tls-audit.ts';
+import { ScopePolicy } from '../src/scope/scope-policy.ts';
+import { type Collected, collectScan } from './scan-events.ts';
 
 // Real server software from Debian packages (the real-software lab of @perimeter/lab), each
 // daemon on its own address of 127.0.230.0/24. CI installs the packages (.ci/run); elsewhere

@@ -1,4 +1,4 @@
-import type { Asset, ScanEvent, ScanSummary } from '../src/pipeline/events.js';
+import type { Asset, ScanEvent, ScanSummary } from '../src/pipeline/events.ts';
 
 export interface Collected {
   events: ScanEvent[];

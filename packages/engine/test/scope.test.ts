@@ -3,10 +3,10 @@ import net from 'node:net';
 import tls from 'node:tls';
 import type { Lab } from '@perimeter/lab';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { scan } from '../src/pipeline/scan.js';
-import { tcpWrapBinding } from '../src/ports/raw-tcp.js';
-import { labScanConfig, startTestLab } from './helpers.js';
-import { type Collected, collectScan } from './scan-events.js';
+import { scan } from '../src/pipeline/scan.ts';
+import { tcpWrapBinding } from '../src/ports/raw-tcp.ts';
+import { labScanConfig, startTestLab } from './helpers.ts';
+import { type Collected, collectScan } from './scan-events.ts';
 
 let lab: Lab;
 let result: Collected;

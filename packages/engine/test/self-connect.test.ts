@@ -1,9 +1,9 @@
 import net from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { scanTcpPorts } from '../src/ports/connect-scanner.js';
-import { identifyService } from '../src/ports/service-probes.js';
-import { isSelfConnectedSocket } from '../src/scope/guarded-net.js';
-import { ScopePolicy } from '../src/scope/scope-policy.js';
+import { scanTcpPorts } from '../src/ports/connect-scanner.ts';
+import { identifyService } from '../src/ports/service-probes.ts';
+import { isSelfConnectedSocket } from '../src/scope/guarded-net.ts';
+import { ScopePolicy } from '../src/scope/scope-policy.ts';
 
 // TCP self-connects: from a local address to itself on an ephemeral port, the kernel may choose
 // the destination port as the source port and "connect" with nothing listening. The scanner

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { countSkipReasons, type LoadedTemplates, loadTemplates } from '../src/templates/template-loader.js';
-import { sharedDataset } from './helpers.js';
+import { countSkipReasons, type LoadedTemplates, loadTemplates } from '../src/templates/template-loader.ts';
+import { sharedDataset } from './helpers.ts';
 
 /**
  * The public nuclei community corpus (../shared/datasets/nuclei-templates-corpus, unpacked to

@@ -5,9 +5,9 @@ import os from 'node:os';
 import path from 'node:path';
 import tls from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { missingHstsIssue, tlsIssues } from '../src/findings/tls-stage.js';
-import { auditTls, certificateSignatureAlgorithm } from '../src/probe/tls-audit.js';
-import { ScopePolicy } from '../src/scope/scope-policy.js';
+import { missingHstsIssue, tlsIssues } from '../src/findings/tls-stage.ts';
+import { auditTls, certificateSignatureAlgorithm } from '../src/probe/tls-audit.ts';
+import { ScopePolicy } from '../src/scope/scope-policy.ts';
 
 // Loopback TLS servers configured for each case, on 127.0.226.x; certificates made here with
 // the openssl command (Debian's openssl package, installed in CI).

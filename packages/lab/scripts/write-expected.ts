@@ -5,9 +5,9 @@
  * (feeds/lab-cves.nvd2.json). Run: npm run expected -w packages/lab
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { LAB_CVE_FEED_PATH, labCveFeed } from '../src/cve-feed.js';
-import { EXPECTED_PATH, type ExpectedLab } from '../src/expected.js';
-import { PLANTED } from '../src/planted.js';
+import { LAB_CVE_FEED_PATH, labCveFeed } from '../src/cve-feed.ts';
+import { EXPECTED_PATH, type ExpectedLab } from '../src/expected.ts';
+import { PLANTED } from '../src/planted.ts';
 
 const n = (octet: number) => `127.0.1.${octet}`;
 

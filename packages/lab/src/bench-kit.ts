@@ -11,8 +11,8 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { FALLBACK_PORTS, LAB_HOSTS } from './lab-definition.js';
-import { type Lab, type StartLabOptions, startLab } from './start-lab.js';
+import { FALLBACK_PORTS, LAB_HOSTS } from './lab-definition.ts';
+import { type Lab, type StartLabOptions, startLab } from './start-lab.ts';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 export const DATASETS = path.resolve(REPO_ROOT, '../shared/datasets');

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
-import type { LabOobOptions } from './oob-services.js';
-import { startLab } from './start-lab.js';
-import { parseTxtRecords } from './txt-records.js';
+import type { LabOobOptions } from './oob-services.ts';
+import { startLab } from './start-lab.ts';
+import { parseTxtRecords } from './txt-records.ts';
 
 const USAGE = `Usage: npm run lab [-- --hostile] [--txt NAME=VALUE]... [--subnet 127.0.1] [--dns-port 5300]
 

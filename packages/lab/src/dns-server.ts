@@ -1,8 +1,8 @@
 import dgram from 'node:dgram';
 import net from 'node:net';
 import dnsPacket, { type Answer, type Packet, type Question } from 'dns-packet';
-import type { ZoneSpec } from './lab-definition.js';
-import { forwardDns } from './oob-services.js';
+import type { ZoneSpec } from './lab-definition.ts';
+import { forwardDns } from './oob-services.ts';
 
 type StoredAnswer = Answer & { name: string };
 

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { DEFAULT_SUBNET } from './lab-definition.js';
+import { DEFAULT_SUBNET } from './lab-definition.ts';
 
 export interface ExpectedSubdomain {
   name: string;

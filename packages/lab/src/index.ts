@@ -1,6 +1,6 @@
-export { LAB_CVE_FEED_PATH, LAB_CVES, labCveFeed } from './cve-feed.js';
-export type { ExpectedFinding, ExpectedLab, ExpectedScanFinding, LeakRecord } from './expected.js';
-export { loadExpected, remapExpected } from './expected.js';
+export { LAB_CVE_FEED_PATH, LAB_CVES, labCveFeed } from './cve-feed.ts';
+export type { ExpectedFinding, ExpectedLab, ExpectedScanFinding, LeakRecord } from './expected.ts';
+export { loadExpected, remapExpected } from './expected.ts';
 export {
   DEFAULT_DNS_HOST,
   DEFAULT_DNS_PORT,
@@ -9,16 +9,16 @@ export {
   LAB_DOMAINS,
   LAB_HOSTS,
   LAB_ZONES,
-} from './lab-definition.js';
-export type { OobLabHost, OobPlantedIssue } from './oob-planted.js';
-export { OOB_LAB_HOSTS, OOB_PLANTED } from './oob-planted.js';
-export type { LabOobOptions } from './oob-services.js';
-export type { PlantedIssue } from './planted.js';
-export { PLANTED, PLANTED_IDS, REMOVABLE_PLANTED_IDS } from './planted.js';
-export type { RealDaemon, RealPort } from './real-software/daemons.js';
-export { REAL_DAEMONS } from './real-software/daemons.js';
-export type { ExpectedRealService, RealLab, RealLabOptions } from './real-software/start-real-lab.js';
-export { missingRealPackages, REAL_LAB_SUBNET, startRealLab } from './real-software/start-real-lab.js';
-export type { Lab, RunningService, StartLabOptions } from './start-lab.js';
-export { startLab } from './start-lab.js';
-export { BANNERS } from './tcp-services.js';
+} from './lab-definition.ts';
+export type { OobLabHost, OobPlantedIssue } from './oob-planted.ts';
+export { OOB_LAB_HOSTS, OOB_PLANTED } from './oob-planted.ts';
+export type { LabOobOptions } from './oob-services.ts';
+export type { PlantedIssue } from './planted.ts';
+export { PLANTED, PLANTED_IDS, REMOVABLE_PLANTED_IDS } from './planted.ts';
+export type { RealDaemon, RealPort } from './real-software/daemons.ts';
+export { REAL_DAEMONS } from './real-software/daemons.ts';
+export type { ExpectedRealService, RealLab, RealLabOptions } from './real-software/start-real-lab.ts';
+export { missingRealPackages, REAL_LAB_SUBNET, startRealLab } from './real-software/start-real-lab.ts';
+export type { Lab, RunningService, StartLabOptions } from './start-lab.ts';
+export { startLab } from './start-lab.ts';
+export { BANNERS } from './tcp-services.ts';

@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
-import { startLabDns } from './dns-server.js';
-import { type ExpectedLab, remapExpected } from './expected.js';
-import { createSite } from './http-sites.js';
+import { startLabDns } from './dns-server.ts';
+import { type ExpectedLab, remapExpected } from './expected.ts';
+import { createSite } from './http-sites.ts';
 import {
   CT_NAMES,
   DEFAULT_DNS_HOST,
@@ -13,11 +13,11 @@ import {
   FALLBACK_PORTS,
   LAB_HOSTS,
   LAB_ZONES,
-} from './lab-definition.js';
-import { OOB_LAB_HOSTS } from './oob-planted.js';
-import { createOobSite, type LabOobOptions, type OobCallbackContext } from './oob-services.js';
-import { PLANTED_IDS, REMOVABLE_PLANTED_IDS } from './planted.js';
-import { createTcpService } from './tcp-services.js';
+} from './lab-definition.ts';
+import { OOB_LAB_HOSTS } from './oob-planted.ts';
+import { createOobSite, type LabOobOptions, type OobCallbackContext } from './oob-services.ts';
+import { PLANTED_IDS, REMOVABLE_PLANTED_IDS } from './planted.ts';
+import { createTcpService } from './tcp-services.ts';
 
 export interface StartLabOptions {
   /** First three octets of the lab's addresses; must be inside 127.0.0.0/8. Default 127.0.1. */

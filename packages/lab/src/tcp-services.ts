@@ -1,5 +1,5 @@
 import net from 'node:net';
-import type { ServiceKind } from './lab-definition.js';
+import type { ServiceKind } from './lab-definition.ts';
 
 export interface TcpServiceContext {
   isPlanted(id: string): boolean;

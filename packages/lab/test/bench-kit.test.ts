@@ -8,7 +8,7 @@ import {
   median,
   percentile,
   subnetIsFree,
-} from '../src/bench-kit.js';
+} from '../src/bench-kit.ts';
 
 describe('bench kit', () => {
   it('takes medians and nearest-rank percentiles', () => {

@@ -3,7 +3,7 @@ import dgram from 'node:dgram';
 import path from 'node:path';
 import dnsPacket from 'dns-packet';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parseTxtRecords } from '../src/txt-records.js';
+import { parseTxtRecords } from '../src/txt-records.ts';
 
 describe('npm run lab --txt NAME=VALUE', () => {
   it('splits at the first "=", groups values by name, refuses malformed ones', () => {

@@ -4,12 +4,12 @@ import http from 'node:http';
 import net from 'node:net';
 import dnsPacket, { type Packet } from 'dns-packet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LAB_CVE_FEED_PATH, LAB_CVES, labCveFeed } from '../src/cve-feed.js';
-import { loadExpected } from '../src/expected.js';
-import { FALLBACK_PORTS, LAB_HOSTS } from '../src/lab-definition.js';
-import { PLANTED, PLANTED_IDS, REMOVABLE_PLANTED_IDS } from '../src/planted.js';
-import { type Lab, startLab } from '../src/start-lab.js';
-import { BANNERS } from '../src/tcp-services.js';
+import { LAB_CVE_FEED_PATH, LAB_CVES, labCveFeed } from '../src/cve-feed.ts';
+import { loadExpected } from '../src/expected.ts';
+import { FALLBACK_PORTS, LAB_HOSTS } from '../src/lab-definition.ts';
+import { PLANTED, PLANTED_IDS, REMOVABLE_PLANTED_IDS } from '../src/planted.ts';
+import { type Lab, startLab } from '../src/start-lab.ts';
+import { BANNERS } from '../src/tcp-services.ts';
 
 let lab: Lab;
 beforeAll(async () => {

@@ -3,9 +3,9 @@ import http from 'node:http';
 import net from 'node:net';
 import dnsPacket, { type Packet } from 'dns-packet';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { OOB_LAB_HOSTS, OOB_PLANTED } from '../src/oob-planted.js';
-import { expandLog4j, hostInHeader, ldapLookupMessages } from '../src/oob-services.js';
-import { type Lab, startLab } from '../src/start-lab.js';
+import { OOB_LAB_HOSTS, OOB_PLANTED } from '../src/oob-planted.ts';
+import { expandLog4j, hostInHeader, ldapLookupMessages } from '../src/oob-services.ts';
+import { type Lab, startLab } from '../src/start-lab.ts';
 
 // The lab's call-back services against a tiny recorder standing in for the interaction
 // server: DNS on 127.0.252.1 (the zone delegated to it by the lab's DNS), HTTP and LDAP on

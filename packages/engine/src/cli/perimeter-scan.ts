@@ -1,10 +1,10 @@
 // Start-up stays small (`--help` loads nothing but this file): the pipeline, and the finding-family
 // stages (templates, CVE, leaks) only when a scan runs them, are imported on demand.
 import { parseArgs } from 'node:util';
-import type { LocalLeakIndex } from '../leaks/local-leak-index.js';
-import type { Asset, ScanEvent, ScanSummary } from '../pipeline/events.js';
-import type { partialText as PartialText } from '../pipeline/scan.js';
-import type { ScanConfig } from '../pipeline/scan-config.js';
+import type { LocalLeakIndex } from '../leaks/local-leak-index.ts';
+import type { Asset, ScanEvent, ScanSummary } from '../pipeline/events.ts';
+import type { partialText as PartialText } from '../pipeline/scan.ts';
+import type { ScanConfig } from '../pipeline/scan-config.ts';
 
 const USAGE = `usage: perimeter-scan <target...> [options]
 
@@ -57,7 +57,7 @@ function describe(a: Asset): [string, string] {
 export async function main(argv: string[]): Promise<number> {
   // `perimeter-scan templates validate <dir>` (finding families, src/templates/templates-cli.ts).
   if (argv[0] === 'templates')
-    return (await import('../templates/templates-cli.js')).runTemplatesCommand(argv.slice(1));
+    return (await import('../templates/templates-cli.ts')).runTemplatesCommand(argv.slice(1));
   let parsed: ReturnType<typeof parseArgs>;
   const options = {
     'dns-server': { type: 'string', multiple: true },
@@ -103,7 +103,7 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return v.help ? 0 : 2;
   }
-  const { scan, partialText } = await import('../pipeline/scan.js');
+  const { scan, partialText } = await import('../pipeline/scan.ts');
   const config: ScanConfig = {
     dns: v['dns-server'] ? { servers: v['dns-server'] } : {},
     scope: { allowPrivate: v['allow-private'] ?? false, ...(v.allow ? { allow: v.allow } : {}) },
@@ -117,7 +117,7 @@ export async function main(argv: string[]): Promise<number> {
     ...(v['resources-only']
       ? { classes: ['class_resources'] }
       : {
-          extraStages: (await import('../findings/finding-stages.js')).createFindingStages({
+          extraStages: (await import('../findings/finding-stages.ts')).createFindingStages({
             templates: { dirs: v.templates ?? [] },
             vulndb: { feedFiles: v['cve-feed'] ?? [] },
             leaks: { sources: v.leaks ? [await loadLeakIndex(v.leaks)] : [] },
@@ -163,7 +163,7 @@ function partialLines(s: ScanSummary, partialText: typeof PartialText): string[]
 async function loadLeakIndex(file: string): Promise<LocalLeakIndex> {
   const [{ randomBytes }, { LocalLeakIndex }] = await Promise.all([
     import('node:crypto'),
-    import('../leaks/local-leak-index.js'),
+    import('../leaks/local-leak-index.ts'),
   ]);
   const index = new LocalLeakIndex(randomBytes(32));
   await index.importFile(file);

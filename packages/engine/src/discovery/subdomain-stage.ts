@@ -1,13 +1,13 @@
-import { dataOf, txtValues } from '../dns/dns-resolver.js';
-import { mapConcurrent } from '../lib/async.js';
-import type { ScanEvent } from '../pipeline/events.js';
-import { log, ProgressTracker } from '../pipeline/progress.js';
-import type { Stage, StageContext } from '../pipeline/stage.js';
-import { isWithinDomain } from '../scope/targets.js';
-import { fetchCtNames } from './certificate-transparency.js';
-import { detectWildcard, isWildcardAnswer } from './wildcard.js';
-import { builtinWordlist, loadWordlist } from './wordlist.js';
-import { attemptZoneTransfer } from './zone-transfer.js';
+import { dataOf, txtValues } from '../dns/dns-resolver.ts';
+import { mapConcurrent } from '../lib/async.ts';
+import type { ScanEvent } from '../pipeline/events.ts';
+import { log, ProgressTracker } from '../pipeline/progress.ts';
+import type { Stage, StageContext } from '../pipeline/stage.ts';
+import { isWithinDomain } from '../scope/targets.ts';
+import { fetchCtNames } from './certificate-transparency.ts';
+import { detectWildcard, isWildcardAnswer } from './wildcard.ts';
+import { builtinWordlist, loadWordlist } from './wordlist.ts';
+import { attemptZoneTransfer } from './zone-transfer.ts';
 
 const STAGE = 'subdomains';
 

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { DnsResolver, HostResolution } from '../dns/dns-resolver.js';
+import type { DnsResolver, HostResolution } from '../dns/dns-resolver.ts';
 
 export interface WildcardInfo {
   domain: string;

@@ -1,7 +1,7 @@
 import net from 'node:net';
-import type { DnsResolver, DnsServer } from '../dns/dns-resolver.js';
-import { dataOf } from '../dns/dns-resolver.js';
-import type { ScopePolicy } from '../scope/scope-policy.js';
+import type { DnsResolver, DnsServer } from '../dns/dns-resolver.ts';
+import { dataOf } from '../dns/dns-resolver.ts';
+import type { ScopePolicy } from '../scope/scope-policy.ts';
 
 export interface AxfrResult {
   server: string;

@@ -2,7 +2,7 @@ import dgram from 'node:dgram';
 import { getServers } from 'node:dns';
 import net from 'node:net';
 import dnsPacket, { type Answer, type Packet, type RecordType } from 'dns-packet';
-import { AbortedError } from '../lib/async.js';
+import { AbortedError } from '../lib/async.ts';
 
 export interface DnsServer {
   host: string;

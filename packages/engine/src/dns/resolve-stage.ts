@@ -1,11 +1,11 @@
 import { getDomain } from 'tldts';
-import { isWildcardAnswer } from '../discovery/wildcard.js';
-import { mapConcurrent } from '../lib/async.js';
-import type { ScanEvent } from '../pipeline/events.js';
-import { log, ProgressTracker } from '../pipeline/progress.js';
-import type { Stage, StageContext } from '../pipeline/stage.js';
-import { networkAddresses } from '../scope/targets.js';
-import { DnsError, type HostResolution } from './dns-resolver.js';
+import { isWildcardAnswer } from '../discovery/wildcard.ts';
+import { mapConcurrent } from '../lib/async.ts';
+import type { ScanEvent } from '../pipeline/events.ts';
+import { log, ProgressTracker } from '../pipeline/progress.ts';
+import type { Stage, StageContext } from '../pipeline/stage.ts';
+import { networkAddresses } from '../scope/targets.ts';
+import { DnsError, type HostResolution } from './dns-resolver.ts';
 
 const STAGE = 'dns';
 

@@ -1,12 +1,12 @@
-import { createLeakStage } from '../leaks/leak-stage.js';
-import type { LeakSource } from '../leaks/leak-types.js';
-import type { Stage } from '../pipeline/stage.js';
-import { createTemplateStage, type TemplateStageConfig } from '../templates/template-stage.js';
-import { createCveStage } from '../vulndb/cve-stage.js';
-import type { NpmRegistry } from '../vulndb/npm-registry.js';
-import { importFeedFile } from '../vulndb/vuln-importers.js';
-import { MemoryVulnStore, type VulnStore } from '../vulndb/vuln-store.js';
-import { createTlsStage } from './tls-stage.js';
+import { createLeakStage } from '../leaks/leak-stage.ts';
+import type { LeakSource } from '../leaks/leak-types.ts';
+import type { Stage } from '../pipeline/stage.ts';
+import { createTemplateStage, type TemplateStageConfig } from '../templates/template-stage.ts';
+import { createCveStage } from '../vulndb/cve-stage.ts';
+import type { NpmRegistry } from '../vulndb/npm-registry.ts';
+import { importFeedFile } from '../vulndb/vuln-importers.ts';
+import { MemoryVulnStore, type VulnStore } from '../vulndb/vuln-store.ts';
+import { createTlsStage } from './tls-stage.ts';
 
 export interface FindingStagesConfig {
   /** exploit_scanner: the built-in pack plus extra template directories. */

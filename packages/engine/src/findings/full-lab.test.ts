@@ -2,15 +2,15 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { type ExpectedScanFinding, LAB_CVE_FEED_PATH, type Lab, startLab } from '@perimeter/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LocalLeakIndex } from '../leaks/local-leak-index.js';
-import type { ScanEvent } from '../pipeline/events.js';
-import { scan } from '../pipeline/scan.js';
-import type { ScanConfig } from '../pipeline/scan-config.js';
-import { BUILTIN_TEMPLATES_DIR } from '../templates/template-stage.js';
-import { importNvd20 } from '../vulndb/vuln-importers.js';
-import { MemoryVulnStore } from '../vulndb/vuln-store.js';
-import { createFindingStages } from './finding-stages.js';
-import type { Finding } from './types.js';
+import { LocalLeakIndex } from '../leaks/local-leak-index.ts';
+import type { ScanEvent } from '../pipeline/events.ts';
+import { scan } from '../pipeline/scan.ts';
+import type { ScanConfig } from '../pipeline/scan-config.ts';
+import { BUILTIN_TEMPLATES_DIR } from '../templates/template-stage.ts';
+import { importNvd20 } from '../vulndb/vuln-importers.ts';
+import { MemoryVulnStore } from '../vulndb/vuln-store.ts';
+import { createFindingStages } from './finding-stages.ts';
+import type { Finding } from './types.ts';
 
 interface LabMap {
   templates: Record<string, string>;

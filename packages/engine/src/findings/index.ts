@@ -9,18 +9,18 @@ export {
   emailsFromDmarc,
   extractEmails,
   isEmailOfDomain,
-} from '../leaks/email-harvest.js';
-export { type AdapterOptions, DehashedSource, HibpSource, LeakCheckSource } from '../leaks/leak-adapters.js';
-export { LeakCipher, maskPassword } from '../leaks/leak-crypto.js';
+} from '../leaks/email-harvest.ts';
+export { type AdapterOptions, DehashedSource, HibpSource, LeakCheckSource } from '../leaks/leak-adapters.ts';
+export { LeakCipher, maskPassword } from '../leaks/leak-crypto.ts';
 export {
   createLeakStage,
   type LeakStageInput,
   type LeakStageOptions,
   leakFinding,
   runLeakStage,
-} from '../leaks/leak-stage.js';
-export { type LeakRecord, type LeakSource, LeakSourceError } from '../leaks/leak-types.js';
-export { type ImportReport, LocalLeakIndex } from '../leaks/local-leak-index.js';
+} from '../leaks/leak-stage.ts';
+export { type LeakRecord, type LeakSource, LeakSourceError } from '../leaks/leak-types.ts';
+export { type ImportReport, LocalLeakIndex } from '../leaks/local-leak-index.ts';
 export {
   type CompiledDsl,
   compileDsl,
@@ -30,8 +30,8 @@ export {
   interpolate,
   type MatcherDef,
   type OperatorEvent,
-} from '../operators/index.js';
-export { defaultExecutors, HttpClient } from '../protocols/index.js';
+} from '../operators/index.ts';
+export { defaultExecutors, HttpClient } from '../protocols/index.ts';
 export {
   type CompiledTemplate,
   compileTemplateSource,
@@ -42,15 +42,15 @@ export {
   type TemplateScanSummary,
   type ValidationReport,
   validateTemplates,
-} from '../templates/index.js';
-export { INTRUSIVE_TAGS, isIntrusiveTemplate } from '../templates/intrusive.js';
+} from '../templates/index.ts';
+export { INTRUSIVE_TAGS, isIntrusiveTemplate } from '../templates/intrusive.ts';
 export {
   DEFAULT_EXCLUDED_TAGS,
   type IgnoreList,
   readIgnoreList,
   selectTemplates,
   type TemplateSelection,
-} from '../templates/template-selection.js';
+} from '../templates/template-selection.ts';
 export {
   BUILTIN_TEMPLATES_DIR,
   createTemplateStage,
@@ -58,22 +58,22 @@ export {
   runTemplateStage,
   type TemplateStageConfig,
   type TemplateStageInput,
-} from '../templates/template-stage.js';
-export { runTemplatesCommand } from '../templates/templates-cli.js';
+} from '../templates/template-stage.ts';
+export { runTemplatesCommand } from '../templates/templates-cli.ts';
 export {
   type MatchConfidence,
   type MatchHonesty,
   matchHonesty,
   packageRevision,
-} from '../vulndb/backport.js';
+} from '../vulndb/backport.ts';
 export {
   createCveStage,
   type DetectedTechnology as CveDetectedTechnology,
   runCveStage,
-} from '../vulndb/cve-stage.js';
-export { JsLibraryDetector } from '../vulndb/js-library-detect.js';
-export { type NpmPackageInfo, NpmRegistry } from '../vulndb/npm-registry.js';
-export { compareVersions, satisfiesConstraint } from '../vulndb/version-compare.js';
+} from '../vulndb/cve-stage.ts';
+export { JsLibraryDetector } from '../vulndb/js-library-detect.ts';
+export { type NpmPackageInfo, NpmRegistry } from '../vulndb/npm-registry.ts';
+export { compareVersions, satisfiesConstraint } from '../vulndb/version-compare.ts';
 export {
   detectFeedFormat,
   importFeed,
@@ -82,9 +82,9 @@ export {
   importNvd11,
   importNvd20,
   importRetireJs,
-} from '../vulndb/vuln-importers.js';
-export { matchProduct, ruleMatchesVersion } from '../vulndb/vuln-match.js';
-export { MemoryVulnStore, type VulnStore } from '../vulndb/vuln-store.js';
-export type { DetectedProduct, VulnRecord } from '../vulndb/vuln-types.js';
-export { findingFingerprint, hostNames, maskSecrets, toCurl } from './evidence.js';
-export { createFindingStages, type FindingStagesConfig } from './finding-stages.js';
+} from '../vulndb/vuln-importers.ts';
+export { matchProduct, ruleMatchesVersion } from '../vulndb/vuln-match.ts';
+export { MemoryVulnStore, type VulnStore } from '../vulndb/vuln-store.ts';
+export type { DetectedProduct, VulnRecord } from '../vulndb/vuln-types.ts';
+export { findingFingerprint, hostNames, maskSecrets, toCurl } from './evidence.ts';
+export { createFindingStages, type FindingStagesConfig } from './finding-stages.ts';

@@ -5,12 +5,12 @@
  * templates' (tls-expired-certificate, tls-self-signed-certificate, tls-mismatched-certificate):
  * this stage reports what they cannot see.
  */
-import { mapConcurrent } from '../lib/async.js';
-import type { ScanEvent } from '../pipeline/events.js';
-import type { Stage, StageContext } from '../pipeline/stage.js';
-import { auditTls, type TlsAudit, type TlsTestResult, WEAK_CIPHER_CLASSES } from '../probe/tls-audit.js';
-import { findingFingerprint, hostNames } from './evidence.js';
-import { SEVERITY_ORDERING, type Severity, type TemplateFinding } from './types.js';
+import { mapConcurrent } from '../lib/async.ts';
+import type { ScanEvent } from '../pipeline/events.ts';
+import type { Stage, StageContext } from '../pipeline/stage.ts';
+import { auditTls, type TlsAudit, type TlsTestResult, WEAK_CIPHER_CLASSES } from '../probe/tls-audit.ts';
+import { findingFingerprint, hostNames } from './evidence.ts';
+import { SEVERITY_ORDERING, type Severity, type TemplateFinding } from './types.ts';
 
 interface TlsIssue {
   id: string;

@@ -1,4 +1,4 @@
-import type { OobInteraction } from '../protocols/oob/oob-types.js';
+import type { OobInteraction } from '../protocols/oob/oob-types.ts';
 /**
  * The three finding families the engine reports. Field names follow the spec's sortable
  * fields per subclass (exploit_scanner, exploit_db, leakcheck) so the server can store each

@@ -2,15 +2,15 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { sharedDataset } from '../../test/helpers.js';
+import { sharedDataset } from '../../test/helpers.ts';
 import {
   cpeWithVersion,
   FingerprintEngine,
   parsePattern,
   parseSetCookies,
   resolveVersion,
-} from './fingerprint-engine.js';
-import { BUILTIN_FINGERPRINTS_DIR, type FingerprintSet, loadFingerprints } from './fingerprint-loader.js';
+} from './fingerprint-engine.ts';
+import { BUILTIN_FINGERPRINTS_DIR, type FingerprintSet, loadFingerprints } from './fingerprint-loader.ts';
 
 function engineOf(
   techs: Record<string, object>,

@@ -1,4 +1,4 @@
-import type { FingerprintSet, TechnologySpec } from './fingerprint-loader.js';
+import type { FingerprintSet, TechnologySpec } from './fingerprint-loader.ts';
 
 /** What a response (and its context) offers to the fingerprint rules. */
 export interface FingerprintInput {

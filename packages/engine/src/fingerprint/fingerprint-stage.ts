@@ -1,8 +1,8 @@
-import type { ScanEvent, TechnologyAsset } from '../pipeline/events.js';
-import type { HttpEndpoint } from '../pipeline/inventory.js';
-import type { Stage, StageContext } from '../pipeline/stage.js';
-import { extractEmails, extractInlineScripts, extractMeta, extractScriptSrc } from '../probe/html.js';
-import { type DetectedTechnology, type FingerprintInput, parseSetCookies } from './fingerprint-engine.js';
+import type { ScanEvent, TechnologyAsset } from '../pipeline/events.ts';
+import type { HttpEndpoint } from '../pipeline/inventory.ts';
+import type { Stage, StageContext } from '../pipeline/stage.ts';
+import { extractEmails, extractInlineScripts, extractMeta, extractScriptSrc } from '../probe/html.ts';
+import { type DetectedTechnology, type FingerprintInput, parseSetCookies } from './fingerprint-engine.ts';
 
 const STAGE = 'fingerprint';
 

@@ -1,6 +1,6 @@
-import { type LeakCipher, maskPassword } from './leak-crypto.js';
-import { LeakHttpClient, type LeakHttpOptions } from './leak-http.js';
-import { type LeakRecord, type LeakSource, LeakSourceError } from './leak-types.js';
+import { type LeakCipher, maskPassword } from './leak-crypto.ts';
+import { LeakHttpClient, type LeakHttpOptions } from './leak-http.ts';
+import { type LeakRecord, type LeakSource, LeakSourceError } from './leak-types.ts';
 
 type Json = Record<string, unknown>;
 const obj = (v: unknown): Json =>

@@ -1,5 +1,5 @@
-import { sleep } from '../templates/politeness.js';
-import { type LeakErrorCode, LeakSourceError } from './leak-types.js';
+import { sleep } from '../templates/politeness.ts';
+import { type LeakErrorCode, LeakSourceError } from './leak-types.ts';
 
 export interface LeakHttpOptions {
   /** API base URL (the provider's by default; a local server in tests). */

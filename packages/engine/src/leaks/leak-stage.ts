@@ -1,9 +1,9 @@
-import { findingFingerprint, hostNames } from '../findings/evidence.js';
-import type { LeakFinding } from '../findings/types.js';
-import type { ScanEvent } from '../pipeline/events.js';
-import type { Stage, StageContext } from '../pipeline/stage.js';
-import { emailFromSoaRname, emailsFromDmarc, isEmailOfDomain } from './email-harvest.js';
-import { type LeakRecord, type LeakSource, LeakSourceError } from './leak-types.js';
+import { findingFingerprint, hostNames } from '../findings/evidence.ts';
+import type { LeakFinding } from '../findings/types.ts';
+import type { ScanEvent } from '../pipeline/events.ts';
+import type { Stage, StageContext } from '../pipeline/stage.ts';
+import { emailFromSoaRname, emailsFromDmarc, isEmailOfDomain } from './email-harvest.ts';
+import { type LeakRecord, type LeakSource, LeakSourceError } from './leak-types.ts';
 
 export interface LeakStageInput {
   /** Registrable domains of the target. */

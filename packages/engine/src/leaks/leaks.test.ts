@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
 import type http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHttp } from '../templates/test-helpers.js';
-import { emailFromSoaRname, emailsFromDmarc, extractEmails } from './email-harvest.js';
-import { DehashedSource, HibpSource, LeakCheckSource } from './leak-adapters.js';
-import { LeakCipher, maskPassword } from './leak-crypto.js';
-import { runLeakStage } from './leak-stage.js';
-import { type LeakRecord, type LeakSource, LeakSourceError } from './leak-types.js';
-import { LocalLeakIndex } from './local-leak-index.js';
+import { startHttp } from '../templates/test-helpers.ts';
+import { emailFromSoaRname, emailsFromDmarc, extractEmails } from './email-harvest.ts';
+import { DehashedSource, HibpSource, LeakCheckSource } from './leak-adapters.ts';
+import { LeakCipher, maskPassword } from './leak-crypto.ts';
+import { runLeakStage } from './leak-stage.ts';
+import { type LeakRecord, type LeakSource, LeakSourceError } from './leak-types.ts';
+import { LocalLeakIndex } from './local-leak-index.ts';
 
 const KEY = 'a'.repeat(64);
 

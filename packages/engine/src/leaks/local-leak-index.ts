@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import { LeakCipher, maskPassword } from './leak-crypto.js';
-import type { LeakRecord, LeakSource } from './leak-types.js';
+import { LeakCipher, maskPassword } from './leak-crypto.ts';
+import type { LeakRecord, LeakSource } from './leak-types.ts';
 
 interface StoredLeak {
   email: string;

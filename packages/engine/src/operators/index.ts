@@ -1,6 +1,6 @@
-export * from './dsl/index.js';
-export { type CompiledExtractor, compileExtractor, type ExtractorDef } from './extractors/extractors.js';
-export { compileJsonQuery, type JsonQuery } from './extractors/json-query.js';
+export * from './dsl/index.ts';
+export { type CompiledExtractor, compileExtractor, type ExtractorDef } from './extractors/extractors.ts';
+export { compileJsonQuery, type JsonQuery } from './extractors/json-query.ts';
 export {
   type CompiledMatcher,
   compileMatcher,
@@ -8,6 +8,6 @@ export {
   type MatchersOutcome,
   type MatchResult,
   runMatchers,
-} from './matchers/matchers.js';
-export { OperatorCompileError, type OperatorEvent, partAsString, readPart } from './operator-types.js';
-export { compileXPath, parseMarkup, type XPathQuery } from './xpath.js';
+} from './matchers/matchers.ts';
+export { OperatorCompileError, type OperatorEvent, partAsString, readPart } from './operator-types.ts';
+export { compileXPath, parseMarkup, type XPathQuery } from './xpath.ts';

@@ -1,4 +1,4 @@
-import type { DslValue } from './dsl/dsl-functions.js';
+import type { DslValue } from './dsl/dsl-functions.ts';
 
 /**
  * What a protocol hands to matchers and extractors: its response as named parts

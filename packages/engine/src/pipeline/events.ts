@@ -1,6 +1,6 @@
-import type { Finding } from '../findings/types.js';
-import type { TlsCertificateInfo } from '../probe/tls-info.js';
-import type { StageSkip } from './stage-report.js';
+import type { Finding } from '../findings/types.ts';
+import type { TlsCertificateInfo } from '../probe/tls-info.ts';
+import type { StageSkip } from './stage-report.ts';
 
 export interface SubdomainAsset {
   kind: 'subdomain';

@@ -1,7 +1,7 @@
 import net from 'node:net';
-import type { WildcardInfo } from '../discovery/wildcard.js';
-import type { HttpProbeResult } from '../probe/http-probe.js';
-import type { TlsCertificateInfo } from '../probe/tls-info.js';
+import type { WildcardInfo } from '../discovery/wildcard.ts';
+import type { HttpProbeResult } from '../probe/http-probe.ts';
+import type { TlsCertificateInfo } from '../probe/tls-info.ts';
 import type {
   EmailAsset,
   IpAsset,
@@ -10,7 +10,7 @@ import type {
   SubdomainAsset,
   TechnologyAsset,
   UrlAsset,
-} from './events.js';
+} from './events.ts';
 
 export interface HttpEndpoint {
   url: string;

@@ -1,4 +1,4 @@
-import type { ScanEvent } from './events.js';
+import type { ScanEvent } from './events.ts';
 
 /** Emits a progress event at most every `intervalMs` (and always at the end). */
 export class ProgressTracker {

@@ -1,5 +1,5 @@
-import type { OobProvider } from '../protocols/oob/oob-types.js';
-import type { Stage } from './stage.js';
+import type { OobProvider } from '../protocols/oob/oob-types.ts';
+import type { Stage } from './stage.ts';
 
 export const SCAN_CLASSES = ['class_resources', 'class_exploitation', 'class_information_gathering'] as const;
 export type ScanClass = (typeof SCAN_CLASSES)[number];

@@ -1,12 +1,12 @@
-import type { DnsResolver } from '../dns/dns-resolver.js';
-import type { FingerprintEngine } from '../fingerprint/fingerprint-engine.js';
-import type { HttpProber } from '../probe/http-probe.js';
-import type { ScopePolicy } from '../scope/scope-policy.js';
-import type { Target } from '../scope/targets.js';
-import type { ScanEvent } from './events.js';
-import type { Inventory } from './inventory.js';
-import type { ScanClass, ScanConfig, ScanSubclass } from './scan-config.js';
-import type { StageReport } from './stage-report.js';
+import type { DnsResolver } from '../dns/dns-resolver.ts';
+import type { FingerprintEngine } from '../fingerprint/fingerprint-engine.ts';
+import type { HttpProber } from '../probe/http-probe.ts';
+import type { ScopePolicy } from '../scope/scope-policy.ts';
+import type { Target } from '../scope/targets.ts';
+import type { ScanEvent } from './events.ts';
+import type { Inventory } from './inventory.ts';
+import type { ScanClass, ScanConfig, ScanSubclass } from './scan-config.ts';
+import type { StageReport } from './stage-report.ts';
 
 /** What every stage sees: the scan's shared services and what discovery found so far. */
 export interface StageContext {

@@ -1,10 +1,10 @@
 import net from 'node:net';
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { AbortedError, Channel, RateLimiter } from '../lib/async.js';
-import { isSelfConnectedSocket } from '../scope/guarded-net.js';
-import { ScopeError, type ScopePolicy } from '../scope/scope-policy.js';
-import { rawConnect, rawScan, tcpWrapBinding } from './raw-tcp.js';
+import { AbortedError, Channel, RateLimiter } from '../lib/async.ts';
+import { isSelfConnectedSocket } from '../scope/guarded-net.ts';
+import { ScopeError, type ScopePolicy } from '../scope/scope-policy.ts';
+import { rawConnect, rawScan, tcpWrapBinding } from './raw-tcp.ts';
 
 export interface ConnectScanOptions {
   /** Connections in flight at once for this host. */

@@ -4,7 +4,7 @@
  * version) and the JSON of API servers. A proxy in front of a web server is the product of the
  * port: the back end's Server header is not credited to it.
  */
-import { parseRawHttp, type RecognisedService, recogniseServerHeader } from './service-recognition.js';
+import { parseRawHttp, type RecognisedService, recogniseServerHeader } from './service-recognition.ts';
 
 export interface HttpAnswer {
   status: number;

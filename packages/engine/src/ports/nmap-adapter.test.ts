@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { httpScheme } from '../probe/http-stage.js';
-import { exactNmapVersion, parseNmapXml } from './nmap-adapter.js';
+import { httpScheme } from '../probe/http-stage.ts';
+import { exactNmapVersion, parseNmapXml } from './nmap-adapter.ts';
 
 describe('nmap adapter', () => {
   it.each([

@@ -1,8 +1,8 @@
 import { execFile, spawnSync } from 'node:child_process';
 import { XMLParser } from 'fast-xml-parser';
-import { ScopeError, type ScopePolicy } from '../scope/scope-policy.js';
-import type { ServiceInfo } from './service-probes.js';
-import { recogniseServerHeader } from './service-recognition.js';
+import { ScopeError, type ScopePolicy } from '../scope/scope-policy.ts';
+import type { ServiceInfo } from './service-probes.ts';
+import { recogniseServerHeader } from './service-recognition.ts';
 
 export interface NmapOptions {
   path?: string;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { portArgument } from './nmap-adapter.js';
-import { PortSpecError, parsePorts, TOP_100_PORTS, TOP_1000_PORTS } from './port-lists.js';
+import { portArgument } from './nmap-adapter.ts';
+import { PortSpecError, parsePorts, TOP_100_PORTS, TOP_1000_PORTS } from './port-lists.ts';
 
 describe('port lists', () => {
   it('top100 and top1000 are distinct valid ports, top100 inside top1000', () => {

@@ -1,11 +1,11 @@
-import { Channel, mapConcurrent } from '../lib/async.js';
-import type { ScanEvent, ServiceAsset, TechnologyAsset } from '../pipeline/events.js';
-import { log, ProgressTracker } from '../pipeline/progress.js';
-import type { Stage, StageContext } from '../pipeline/stage.js';
-import { scanTcpPorts } from './connect-scanner.js';
-import { isNmapAvailable, runNmap } from './nmap-adapter.js';
-import { parsePorts } from './port-lists.js';
-import { identifyService, type ServiceInfo } from './service-probes.js';
+import { Channel, mapConcurrent } from '../lib/async.ts';
+import type { ScanEvent, ServiceAsset, TechnologyAsset } from '../pipeline/events.ts';
+import { log, ProgressTracker } from '../pipeline/progress.ts';
+import type { Stage, StageContext } from '../pipeline/stage.ts';
+import { scanTcpPorts } from './connect-scanner.ts';
+import { isNmapAvailable, runNmap } from './nmap-adapter.ts';
+import { parsePorts } from './port-lists.ts';
+import { identifyService, type ServiceInfo } from './service-probes.ts';
 
 const STAGE = 'ports';
 const HTTP_SERVICES = new Set(['http', 'https']);

@@ -4,7 +4,7 @@ import {
   parseHttpAnswer,
   recogniseBadRequestAnswer,
   recogniseHttpAnswer,
-} from './http-identification.js';
+} from './http-identification.ts';
 import {
   dnsVersionPayload,
   ldapRootDsePayload,
@@ -21,8 +21,8 @@ import {
   recognisePostgres,
   recogniseRdp,
   recogniseSmb,
-} from './protocol-probes.js';
-import { recogniseBanner, recogniseTelnet } from './service-recognition.js';
+} from './protocol-probes.ts';
+import { recogniseBanner, recogniseTelnet } from './service-recognition.ts';
 
 // Canned answers built from the protocols' specifications (message layouts as documented).
 

@@ -3,7 +3,7 @@
  * written from the protocol's own specification (cited beside it); none comes from another
  * scanner's probe database.
  */
-import type { RecognisedService } from './service-recognition.js';
+import type { RecognisedService } from './service-recognition.ts';
 
 export interface ProtocolProbe {
   name: string;

@@ -1,7 +1,7 @@
 import type net from 'node:net';
 import type tls from 'node:tls';
-import { connectGuarded } from '../scope/guarded-net.js';
-import type { ScopePolicy } from '../scope/scope-policy.js';
+import { connectGuarded } from '../scope/guarded-net.ts';
+import type { ScopePolicy } from '../scope/scope-policy.ts';
 import {
   followUpPaths,
   type HttpAnswer,
@@ -9,14 +9,14 @@ import {
   recogniseBadRequestAnswer,
   recogniseHttpAnswer,
   recogniseHttpBody,
-} from './http-identification.js';
-import { FALLBACK_PROBES, PORT_PROBES, PROTOCOL_PROBES } from './protocol-probes.js';
+} from './http-identification.ts';
+import { FALLBACK_PROBES, PORT_PROBES, PROTOCOL_PROBES } from './protocol-probes.ts';
 import {
   type RecognisedService,
   recogniseBanner,
   recogniseMysqlHandshake,
   recogniseTelnet,
-} from './service-recognition.js';
+} from './service-recognition.ts';
 
 export interface ServiceInfo extends RecognisedService {
   ip: string;

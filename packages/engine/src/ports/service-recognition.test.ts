@@ -4,7 +4,7 @@ import {
   recogniseBanner,
   recogniseMysqlHandshake,
   recogniseServerHeader,
-} from './service-recognition.js';
+} from './service-recognition.ts';
 
 const BANNERS: [string, string, string | undefined, string | undefined][] = [
   ['SSH-2.0-OpenSSH_7.2p2 Ubuntu-4ubuntu2.10', 'ssh', 'OpenSSH', '7.2p2'],

@@ -7,7 +7,7 @@ import {
   extractMeta,
   extractScriptSrc,
   extractTitle,
-} from './html.js';
+} from './html.ts';
 
 const PAGE = `<!doctype html><html><head><title>
   Wild Portal &#8211; Just &amp; another</title>

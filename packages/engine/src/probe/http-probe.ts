@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import net from 'node:net';
 import { Agent, type Dispatcher, request } from 'undici';
-import { createGuardedConnector, type HostResolver } from '../scope/guarded-net.js';
-import { ScopeError, type ScopePolicy } from '../scope/scope-policy.js';
-import { extractFaviconHref, extractTitle } from './html.js';
-import { faviconHash } from './mmh3.js';
+import { createGuardedConnector, type HostResolver } from '../scope/guarded-net.ts';
+import { ScopeError, type ScopePolicy } from '../scope/scope-policy.ts';
+import { extractFaviconHref, extractTitle } from './html.ts';
+import { faviconHash } from './mmh3.ts';
 
 export interface HttpProbeOptions {
   timeoutMs?: number;

@@ -1,12 +1,12 @@
 import net from 'node:net';
-import { refuse, resolvePendingNames } from '../dns/resolve-stage.js';
-import { Channel, mapConcurrent } from '../lib/async.js';
-import type { ScanEvent, UrlAsset } from '../pipeline/events.js';
-import type { HttpEndpoint } from '../pipeline/inventory.js';
-import { log, ProgressTracker } from '../pipeline/progress.js';
-import type { Stage, StageContext } from '../pipeline/stage.js';
-import { scanPendingHosts } from '../ports/ports-stage.js';
-import { fetchTlsInfo, type TlsCertificateInfo } from './tls-info.js';
+import { refuse, resolvePendingNames } from '../dns/resolve-stage.ts';
+import { Channel, mapConcurrent } from '../lib/async.ts';
+import type { ScanEvent, UrlAsset } from '../pipeline/events.ts';
+import type { HttpEndpoint } from '../pipeline/inventory.ts';
+import { log, ProgressTracker } from '../pipeline/progress.ts';
+import type { Stage, StageContext } from '../pipeline/stage.ts';
+import { scanPendingHosts } from '../ports/ports-stage.ts';
+import { fetchTlsInfo, type TlsCertificateInfo } from './tls-info.ts';
 
 const STAGE = 'http';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { base64Lines, faviconHash, mmh3 } from './mmh3.js';
+import { base64Lines, faviconHash, mmh3 } from './mmh3.ts';
 
 describe('mmh3', () => {
   // Reference values of Python's mmh3.hash (signed 32-bit, seed 0).

@@ -6,8 +6,8 @@
  */
 import { X509Certificate } from 'node:crypto';
 import tls, { type SecureVersion } from 'node:tls';
-import { connectGuarded } from '../scope/guarded-net.js';
-import type { ScopePolicy } from '../scope/scope-policy.js';
+import { connectGuarded } from '../scope/guarded-net.ts';
+import type { ScopePolicy } from '../scope/scope-policy.ts';
 
 export type TlsVersionName = 'SSLv3' | 'TLSv1' | 'TLSv1.1' | 'TLSv1.2' | 'TLSv1.3';
 export const TLS_VERSION_NAMES: TlsVersionName[] = ['SSLv3', 'TLSv1', 'TLSv1.1', 'TLSv1.2', 'TLSv1.3'];

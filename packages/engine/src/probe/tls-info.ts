@@ -1,6 +1,6 @@
 import type tls from 'node:tls';
-import { connectGuarded } from '../scope/guarded-net.js';
-import type { ScopePolicy } from '../scope/scope-policy.js';
+import { connectGuarded } from '../scope/guarded-net.ts';
+import type { ScopePolicy } from '../scope/scope-policy.ts';
 
 export interface TlsCertificateInfo {
   subject: string;

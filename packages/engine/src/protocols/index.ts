@@ -1,8 +1,8 @@
-import type { ExecutorRegistry } from '../templates/template-runner.js';
-import { dnsExecutor } from './dns/dns-protocol.js';
-import { httpExecutor } from './http/http-protocol.js';
-import { networkExecutor } from './network/network-protocol.js';
-import { sslExecutor } from './ssl/ssl-protocol.js';
+import type { ExecutorRegistry } from '../templates/template-runner.ts';
+import { dnsExecutor } from './dns/dns-protocol.ts';
+import { httpExecutor } from './http/http-protocol.ts';
+import { networkExecutor } from './network/network-protocol.ts';
+import { sslExecutor } from './ssl/ssl-protocol.ts';
 
 /** Every protocol the template engine runs. */
 export const defaultExecutors: ExecutorRegistry = {
@@ -12,8 +12,8 @@ export const defaultExecutors: ExecutorRegistry = {
   ssl: sslExecutor,
 };
 
-export { formatRecord, queryDns } from './dns/dns-client.js';
-export { HttpClient, type HttpClientOptions, type HttpResponseData } from './http/http-client.js';
-export { exchange } from './network/network-protocol.js';
-export { describeTls, type TlsInfo, tlsHandshake } from './ssl/ssl-protocol.js';
+export { formatRecord, queryDns } from './dns/dns-client.ts';
+export { HttpClient, type HttpClientOptions, type HttpResponseData } from './http/http-client.ts';
+export { exchange } from './network/network-protocol.ts';
+export { describeTls, type TlsInfo, tlsHandshake } from './ssl/ssl-protocol.ts';
 export { dnsExecutor, httpExecutor, networkExecutor, sslExecutor };

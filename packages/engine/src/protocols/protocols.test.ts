@@ -5,8 +5,8 @@ import path from 'node:path';
 import tls from 'node:tls';
 import dnsPacket, { type Answer } from 'dns-packet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../../test/helpers.js';
-import { compileOrThrow, scanAll, tpl } from '../templates/test-helpers.js';
+import { REPO_ROOT } from '../../test/helpers.ts';
+import { compileOrThrow, scanAll, tpl } from '../templates/test-helpers.ts';
 
 const ZONE: Record<string, Answer[]> = {
   'acme.test:A': [{ type: 'A', name: 'acme.test', ttl: 300, data: '127.0.1.10' }],

@@ -1,8 +1,8 @@
 import net from 'node:net';
 import tls from 'node:tls';
 import { buildConnector } from 'undici';
-import { AbortedError } from '../lib/async.js';
-import { ScopeError, type ScopePolicy } from './scope-policy.js';
+import { AbortedError } from '../lib/async.ts';
+import { ScopeError, type ScopePolicy } from './scope-policy.ts';
 
 export interface GuardedConnectOptions {
   /** An IP address (names are resolved by the caller through the scan's resolver). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyAddress, ScopePolicy } from './scope-policy.js';
+import { classifyAddress, ScopePolicy } from './scope-policy.ts';
 
 // Only classification: nothing here contacts any address.
 const REFUSED_BY_DEFAULT: [string, string][] = [

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isWithinDomain, networkAddresses, parseTarget, TargetError } from './targets.js';
+import { isWithinDomain, networkAddresses, parseTarget, TargetError } from './targets.ts';
 
 describe('targets', () => {
   it('guesses the kind and normalises', () => {

@@ -1,14 +1,14 @@
-export { mapConcurrent } from './concurrency.js';
-export { payloadCombinations } from './payloads.js';
-export { HostGate, RateLimiter, type UnresponsiveHost } from './politeness.js';
-export type { DnsServer, ProtocolResponse, RunContext } from './run-types.js';
-export { parseTarget, targetVariables } from './target-variables.js';
+export { mapConcurrent } from './concurrency.ts';
+export { payloadCombinations } from './payloads.ts';
+export { HostGate, RateLimiter, type UnresponsiveHost } from './politeness.ts';
+export type { DnsServer, ProtocolResponse, RunContext } from './run-types.ts';
+export { parseTarget, targetVariables } from './target-variables.ts';
 export {
   type CompileOptions,
   compileTemplateSource,
   stripDigest,
   TemplateCompileError,
-} from './template-compile.js';
+} from './template-compile.ts';
 export {
   type LoadedTemplates,
   listTemplateFiles,
@@ -16,17 +16,17 @@ export {
   loadTemplates,
   type ValidationReport,
   validateTemplates,
-} from './template-loader.js';
+} from './template-loader.ts';
 export {
   type ExecutorRegistry,
   type ProtocolExecutor,
   runTemplate,
   type TemplateRunResult,
-} from './template-runner.js';
+} from './template-runner.ts';
 export {
   type TemplateJob,
   TemplateScanner,
   type TemplateScanOptions,
   type TemplateScanSummary,
-} from './template-scanner.js';
-export type { CompiledTemplate, LoadOutcome, TemplateInfo } from './template-types.js';
+} from './template-scanner.ts';
+export type { CompiledTemplate, LoadOutcome, TemplateInfo } from './template-types.ts';

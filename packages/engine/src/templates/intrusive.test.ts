@@ -4,15 +4,15 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DnsResolver } from '../dns/dns-resolver.js';
-import type { ScanEvent, UrlAsset } from '../pipeline/events.js';
-import { Inventory } from '../pipeline/inventory.js';
-import type { StageContext } from '../pipeline/stage.js';
-import { ScanCoverage, StageReport } from '../pipeline/stage-report.js';
-import { ScopePolicy } from '../scope/scope-policy.js';
-import { parseTarget } from '../scope/targets.js';
-import { inputHost, intrusiveGate, isIntrusiveTemplate } from './intrusive.js';
-import { createTemplateStage } from './template-stage.js';
+import { DnsResolver } from '../dns/dns-resolver.ts';
+import type { ScanEvent, UrlAsset } from '../pipeline/events.ts';
+import { Inventory } from '../pipeline/inventory.ts';
+import type { StageContext } from '../pipeline/stage.ts';
+import { ScanCoverage, StageReport } from '../pipeline/stage-report.ts';
+import { ScopePolicy } from '../scope/scope-policy.ts';
+import { parseTarget } from '../scope/targets.ts';
+import { inputHost, intrusiveGate, isIntrusiveTemplate } from './intrusive.ts';
+import { createTemplateStage } from './template-stage.ts';
 
 describe('intrusive templates: classification and the gate', () => {
   it('calls attack payloads intrusive, looking around not', () => {

@@ -1,6 +1,6 @@
-import { ScopePolicy } from '../scope/scope-policy.js';
-import type { Target } from '../scope/targets.js';
-import type { CompiledTemplate } from './template-types.js';
+import { ScopePolicy } from '../scope/scope-policy.ts';
+import type { Target } from '../scope/targets.ts';
+import type { CompiledTemplate } from './template-types.ts';
 
 /**
  * Tags of templates that send attack payloads (reading files through traversal, running

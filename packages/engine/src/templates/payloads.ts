@@ -1,4 +1,4 @@
-import type { AttackType } from './template-types.js';
+import type { AttackType } from './template-types.ts';
 
 const MAX_COMBINATIONS = 100000;
 

@@ -1,4 +1,4 @@
-import type { RawAnnotations } from './template-types.js';
+import type { RawAnnotations } from './template-types.ts';
 
 /** Longest `@timeout:` accepted (nuclei uses it for time-based checks, not to hang a scan). */
 export const MAX_ANNOTATION_TIMEOUT_MS = 120_000;

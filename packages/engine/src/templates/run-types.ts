@@ -1,7 +1,7 @@
-import type { DslValue } from '../operators/dsl/dsl-functions.js';
-import type { OperatorEvent } from '../operators/operator-types.js';
-import type { HttpClient } from '../protocols/http/http-client.js';
-import type { HostGate, RateLimiter } from './politeness.js';
+import type { DslValue } from '../operators/dsl/dsl-functions.ts';
+import type { OperatorEvent } from '../operators/operator-types.ts';
+import type { HttpClient } from '../protocols/http/http-client.ts';
+import type { HostGate, RateLimiter } from './politeness.ts';
 
 /** One protocol response, mapped to named parts for the operators. */
 export interface ProtocolResponse {

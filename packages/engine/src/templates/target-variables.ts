@@ -1,5 +1,5 @@
 import { parse as parseDomain } from 'tldts';
-import type { Variables } from './run-types.js';
+import type { Variables } from './run-types.ts';
 
 export interface ParsedTarget {
   input: string;

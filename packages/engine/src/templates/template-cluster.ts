@@ -1,5 +1,5 @@
-import { isIntrusiveTemplate } from './intrusive.js';
-import type { CompiledHttpRequest, CompiledTemplate, HttpPartsWanted } from './template-types.js';
+import { isIntrusiveTemplate } from './intrusive.ts';
+import type { CompiledHttpRequest, CompiledTemplate, HttpPartsWanted } from './template-types.ts';
 
 /**
  * Request clustering, as nuclei does it (`pkg/templates/cluster.go`): templates whose one http

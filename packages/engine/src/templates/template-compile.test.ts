@@ -2,9 +2,9 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { sharedDataset } from '../../test/helpers.js';
-import { compileTemplateSource } from './template-compile.js';
-import { loadTemplates, validateTemplates } from './template-loader.js';
+import { sharedDataset } from '../../test/helpers.ts';
+import { compileTemplateSource } from './template-compile.ts';
+import { loadTemplates, validateTemplates } from './template-loader.ts';
 import { tpl } from './test-helpers.ts';
 
 const GOOD = `id: sample-template

@@ -2,17 +2,17 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { isScalar, parseDocument, visit } from 'yaml';
 import type { z } from 'zod';
-import type { Classification } from '../findings/types.js';
-import { listPlaceholders } from '../operators/dsl/dsl-interpolate.js';
-import { isDslFunction } from '../operators/dsl/dsl-interpreter.js';
-import { collectDslCalls, parseDsl } from '../operators/dsl/dsl-parser.js';
-import { SKIPPED_DSL_FUNCTIONS, UNSUPPORTED_DSL_FUNCTIONS } from '../operators/dsl/dsl-registry.js';
-import { compileExtractor, type ExtractorDef } from '../operators/extractors/extractors.js';
-import { compileMatcher, type MatcherDef } from '../operators/matchers/matchers.js';
-import { OperatorCompileError } from '../operators/operator-types.js';
-import { readsOobParts, usesOob } from '../protocols/oob/oob-markers.js';
-import { type CompiledFlow, compileFlow } from './flow/flow-interpreter.js';
-import { AnnotationError, compileAnnotations } from './raw-annotations.js';
+import type { Classification } from '../findings/types.ts';
+import { listPlaceholders } from '../operators/dsl/dsl-interpolate.ts';
+import { isDslFunction } from '../operators/dsl/dsl-interpreter.ts';
+import { collectDslCalls, parseDsl } from '../operators/dsl/dsl-parser.ts';
+import { SKIPPED_DSL_FUNCTIONS, UNSUPPORTED_DSL_FUNCTIONS } from '../operators/dsl/dsl-registry.ts';
+import { compileExtractor, type ExtractorDef } from '../operators/extractors/extractors.ts';
+import { compileMatcher, type MatcherDef } from '../operators/matchers/matchers.ts';
+import { OperatorCompileError } from '../operators/operator-types.ts';
+import { readsOobParts, usesOob } from '../protocols/oob/oob-markers.ts';
+import { type CompiledFlow, compileFlow } from './flow/flow-interpreter.ts';
+import { AnnotationError, compileAnnotations } from './raw-annotations.ts';
 import {
   type ExtractorDoc,
   type InfoDoc,
@@ -21,7 +21,7 @@ import {
   UNSUPPORTED_BLOCKS,
   UNSUPPORTED_HTTP_KEYS,
   ZTemplate,
-} from './template-schema.js';
+} from './template-schema.ts';
 import type {
   AttackType,
   CompiledDnsRequest,
@@ -35,7 +35,7 @@ import type {
   LoadOutcome,
   RawHttpSpec,
   TemplateInfo,
-} from './template-types.js';
+} from './template-types.ts';
 
 export class TemplateCompileError extends Error {
   constructor(

@@ -1,9 +1,9 @@
 import { readFileSync, statSync } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { defaultTemplateCacheDir, TemplateYamlCache } from './template-cache.js';
-import { type CompileOptions, compileTemplateSource } from './template-compile.js';
-import type { CompiledTemplate, LoadOutcome } from './template-types.js';
+import { defaultTemplateCacheDir, TemplateYamlCache } from './template-cache.ts';
+import { type CompileOptions, compileTemplateSource } from './template-compile.ts';
+import type { CompiledTemplate, LoadOutcome } from './template-types.ts';
 
 /** The corpus's largest template is 1.25 MB (a plugin-detection list); 4 MB leaves room. */
 export const MAX_TEMPLATE_BYTES = 4 * 1024 * 1024;

@@ -2,10 +2,10 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { type Lab, startLab } from '@perimeter/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TemplateFinding } from '../findings/types.js';
-import { loadTemplates, validateTemplates } from './template-loader.js';
-import { BUILTIN_TEMPLATES_DIR, runTemplateStage, type TemplateStageInput } from './template-stage.js';
-import type { CompiledTemplate } from './template-types.js';
+import type { TemplateFinding } from '../findings/types.ts';
+import { loadTemplates, validateTemplates } from './template-loader.ts';
+import { BUILTIN_TEMPLATES_DIR, runTemplateStage, type TemplateStageInput } from './template-stage.ts';
+import type { CompiledTemplate } from './template-types.ts';
 
 interface LabMap {
   templates: Record<string, string>;

@@ -1,24 +1,24 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { findingFingerprint, hostNames, maskSecrets, truncate } from '../findings/evidence.js';
-import { SEVERITY_ORDERING, type TemplateFinding } from '../findings/types.js';
-import type { DslValue } from '../operators/dsl/dsl-functions.js';
-import { interpolate } from '../operators/dsl/dsl-interpolate.js';
-import { runMatchers } from '../operators/matchers/matchers.js';
-import type { OperatorEvent } from '../operators/operator-types.js';
-import type { OobPending } from '../protocols/oob/oob-correlator.js';
-import { markRequest, markValues, replaceMarkers } from '../protocols/oob/oob-markers.js';
-import type { OobInteraction } from '../protocols/oob/oob-types.js';
-import { runFlow } from './flow/flow-interpreter.js';
-import { payloadCombinations } from './payloads.js';
-import { HostSkippedError } from './politeness.js';
-import type { ProtocolResponse, RunContext, Variables } from './run-types.js';
-import { type ParsedTarget, parseTarget, targetVariables } from './target-variables.js';
+import { findingFingerprint, hostNames, maskSecrets, truncate } from '../findings/evidence.ts';
+import { SEVERITY_ORDERING, type TemplateFinding } from '../findings/types.ts';
+import type { DslValue } from '../operators/dsl/dsl-functions.ts';
+import { interpolate } from '../operators/dsl/dsl-interpolate.ts';
+import { runMatchers } from '../operators/matchers/matchers.ts';
+import type { OperatorEvent } from '../operators/operator-types.ts';
+import type { OobPending } from '../protocols/oob/oob-correlator.ts';
+import { markRequest, markValues, replaceMarkers } from '../protocols/oob/oob-markers.ts';
+import type { OobInteraction } from '../protocols/oob/oob-types.ts';
+import { runFlow } from './flow/flow-interpreter.ts';
+import { payloadCombinations } from './payloads.ts';
+import { HostSkippedError } from './politeness.ts';
+import type { ProtocolResponse, RunContext, Variables } from './run-types.ts';
+import { type ParsedTarget, parseTarget, targetVariables } from './target-variables.ts';
 import type {
   CompiledOperators,
   CompiledRequest,
   CompiledTemplate,
   HttpPartsWanted,
-} from './template-types.js';
+} from './template-types.ts';
 
 /** Turns one compiled request into responses; a protocol module provides one per protocol. */
 export type ProtocolExecutor = (

@@ -1,20 +1,20 @@
 import { setMaxListeners } from 'node:events';
-import type { TemplateFinding } from '../findings/types.js';
-import { HttpClient } from '../protocols/http/http-client.js';
-import { OobCorrelator } from '../protocols/oob/oob-correlator.js';
-import type { OobProvider } from '../protocols/oob/oob-types.js';
-import { mapConcurrent } from './concurrency.js';
-import { HostGate, RateLimiter, type UnresponsiveHost } from './politeness.js';
-import type { DnsServer, RunContext } from './run-types.js';
-import { clusterTemplates } from './template-cluster.js';
+import type { TemplateFinding } from '../findings/types.ts';
+import { HttpClient } from '../protocols/http/http-client.ts';
+import { OobCorrelator } from '../protocols/oob/oob-correlator.ts';
+import type { OobProvider } from '../protocols/oob/oob-types.ts';
+import { mapConcurrent } from './concurrency.ts';
+import { HostGate, RateLimiter, type UnresponsiveHost } from './politeness.ts';
+import type { DnsServer, RunContext } from './run-types.ts';
+import { clusterTemplates } from './template-cluster.ts';
 import {
   type ExecutorRegistry,
   type IncompleteReason,
   runCluster,
   runTemplate,
   type TemplateRunResult,
-} from './template-runner.js';
-import type { CompiledTemplate } from './template-types.js';
+} from './template-runner.ts';
+import type { CompiledTemplate } from './template-types.ts';
 
 export interface TemplateScanOptions {
   signal?: AbortSignal;

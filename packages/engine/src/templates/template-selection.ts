@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parse } from 'yaml';
-import type { CompiledTemplate } from './template-types.js';
+import type { CompiledTemplate } from './template-types.ts';
 
 /**
  * Tags a scan leaves out unless asked for, as nuclei does: `dos` and `fuzz` always, plus what

@@ -2,11 +2,11 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { ScanEvent } from '../pipeline/events.js';
-import { Inventory } from '../pipeline/inventory.js';
-import type { StageContext } from '../pipeline/stage.js';
-import { ScanCoverage, StageReport } from '../pipeline/stage-report.js';
-import { BUILTIN_TEMPLATES_DIR, createTemplateStage, loadTemplateSets } from './template-stage.js';
+import type { ScanEvent } from '../pipeline/events.ts';
+import { Inventory } from '../pipeline/inventory.ts';
+import type { StageContext } from '../pipeline/stage.ts';
+import { ScanCoverage, StageReport } from '../pipeline/stage-report.ts';
+import { BUILTIN_TEMPLATES_DIR, createTemplateStage, loadTemplateSets } from './template-stage.ts';
 
 const template = (id: string, word: string) =>
   `id: ${id}\ninfo:\n  name: ${id}\n  severity: info\nhttp:\n  - path: ["{{BaseURL}}"]\n    matchers:\n      - type: word\n        words: ["${word}"]\n`;

@@ -1,23 +1,23 @@
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { TemplateFinding } from '../findings/types.js';
-import type { ScanEvent } from '../pipeline/events.js';
-import type { Stage, StageContext } from '../pipeline/stage.js';
-import { defaultExecutors } from '../protocols/index.js';
-import { inputHost, intrusiveGate, isIntrusiveTemplate } from './intrusive.js';
-import type { DnsServer } from './run-types.js';
-import { clusterTemplates } from './template-cluster.js';
-import { countSkipReasons, type LoadedTemplates, loadTemplates } from './template-loader.js';
+import type { TemplateFinding } from '../findings/types.ts';
+import type { ScanEvent } from '../pipeline/events.ts';
+import type { Stage, StageContext } from '../pipeline/stage.ts';
+import { defaultExecutors } from '../protocols/index.ts';
+import { inputHost, intrusiveGate, isIntrusiveTemplate } from './intrusive.ts';
+import type { DnsServer } from './run-types.ts';
+import { clusterTemplates } from './template-cluster.ts';
+import { countSkipReasons, type LoadedTemplates, loadTemplates } from './template-loader.ts';
 import {
   emptyScanSummary,
   type TemplateJob,
   TemplateScanner,
   type TemplateScanOptions,
   type TemplateScanSummary,
-} from './template-scanner.js';
-import { DEFAULT_EXCLUDED_TAGS, selectTemplates, type TemplateSelection } from './template-selection.js';
-import type { CompiledTemplate } from './template-types.js';
+} from './template-scanner.ts';
+import { DEFAULT_EXCLUDED_TAGS, selectTemplates, type TemplateSelection } from './template-selection.ts';
+import type { CompiledTemplate } from './template-types.ts';
 
 /** The built-in pack shipped with the engine (packages/engine/templates). */
 export const BUILTIN_TEMPLATES_DIR = path.resolve(

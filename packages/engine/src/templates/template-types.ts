@@ -1,7 +1,7 @@
-import type { Classification, Severity } from '../findings/types.js';
-import type { CompiledExtractor } from '../operators/extractors/extractors.js';
-import type { CompiledMatcher } from '../operators/matchers/matchers.js';
-import type { CompiledFlow } from './flow/flow-interpreter.js';
+import type { Classification, Severity } from '../findings/types.ts';
+import type { CompiledExtractor } from '../operators/extractors/extractors.ts';
+import type { CompiledMatcher } from '../operators/matchers/matchers.ts';
+import type { CompiledFlow } from './flow/flow-interpreter.ts';
 
 export interface TemplateInfo {
   name: string;

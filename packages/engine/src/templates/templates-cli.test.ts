@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runTemplatesCommand } from './templates-cli.js';
+import { runTemplatesCommand } from './templates-cli.ts';
 
 const OK =
   'id: ok\ninfo:\n  name: ok\n  severity: info\nhttp:\n  - path: ["{{BaseURL}}"]\n    matchers:\n      - type: status\n        status: [200]\n';

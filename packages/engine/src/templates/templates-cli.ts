@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { TemplatePathError, validateTemplates } from './template-loader.js';
+import { TemplatePathError, validateTemplates } from './template-loader.ts';
 
 const USAGE = `usage: perimeter-scan templates validate <dir|file> [--json]
 

@@ -1,15 +1,15 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { TemplateFinding } from '../findings/types.js';
-import type { UrlAsset } from '../pipeline/events.js';
-import { Inventory } from '../pipeline/inventory.js';
-import type { ScanConfig } from '../pipeline/scan-config.js';
-import type { StageContext } from '../pipeline/stage.js';
-import { ScanCoverage, StageReport } from '../pipeline/stage-report.js';
-import { defaultExecutors } from '../protocols/index.js';
-import { compileTemplateSource } from './template-compile.js';
-import { TemplateScanner, type TemplateScanOptions } from './template-scanner.js';
-import type { CompiledTemplate } from './template-types.js';
+import type { TemplateFinding } from '../findings/types.ts';
+import type { UrlAsset } from '../pipeline/events.ts';
+import { Inventory } from '../pipeline/inventory.ts';
+import type { ScanConfig } from '../pipeline/scan-config.ts';
+import type { StageContext } from '../pipeline/stage.ts';
+import { ScanCoverage, StageReport } from '../pipeline/stage-report.ts';
+import { defaultExecutors } from '../protocols/index.ts';
+import { compileTemplateSource } from './template-compile.ts';
+import { TemplateScanner, type TemplateScanOptions } from './template-scanner.ts';
+import type { CompiledTemplate } from './template-types.ts';
 
 export function compileOrThrow(yaml: string, options: { templatesDir?: string } = {}): CompiledTemplate {
   const r = compileTemplateSource(yaml, 'test.yaml', options);

@@ -1,12 +1,12 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { sharedDataset } from '../../test/helpers.js';
-import { matchHonesty, packageRevision } from './backport.js';
-import { runCveStage } from './cve-stage.js';
-import { importFeedFile } from './vuln-importers.js';
-import { ruleMatchesVersion } from './vuln-match.js';
-import { MemoryVulnStore } from './vuln-store.js';
-import type { ConfigNode, CpeMatchRule, VulnRecord } from './vuln-types.js';
+import { sharedDataset } from '../../test/helpers.ts';
+import { matchHonesty, packageRevision } from './backport.ts';
+import { runCveStage } from './cve-stage.ts';
+import { importFeedFile } from './vuln-importers.ts';
+import { ruleMatchesVersion } from './vuln-match.ts';
+import { MemoryVulnStore } from './vuln-store.ts';
+import type { ConfigNode, CpeMatchRule, VulnRecord } from './vuln-types.ts';
 
 describe('version matching honesty', () => {
   it.each([

@@ -1,4 +1,4 @@
-import type { CpeMatchRule } from './vuln-types.js';
+import type { CpeMatchRule } from './vuln-types.ts';
 
 export interface ParsedCpe {
   part: string;

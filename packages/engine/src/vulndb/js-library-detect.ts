@@ -1,4 +1,4 @@
-import type { DetectedProduct } from './vuln-types.js';
+import type { DetectedProduct } from './vuln-types.ts';
 
 /** A version-capturing pattern for retire.js's `§§version§§` placeholder. */
 const VERSION = '[0-9][0-9.a-z_\\-]+';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHttp } from '../templates/test-helpers.js';
-import { NpmRegistry } from './npm-registry.js';
+import { startHttp } from '../templates/test-helpers.ts';
+import { NpmRegistry } from './npm-registry.ts';
 
 let srv: Awaited<ReturnType<typeof startHttp>>;
 const hits: string[] = [];

@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { gunzipSync } from 'node:zlib';
-import type { Severity } from '../findings/types.js';
-import { toRule } from './cpe.js';
-import type { ConfigNode, Configuration, CpeMatchRule, VulnRecord } from './vuln-types.js';
+import type { Severity } from '../findings/types.ts';
+import { toRule } from './cpe.ts';
+import type { ConfigNode, Configuration, CpeMatchRule, VulnRecord } from './vuln-types.ts';
 
 type Json = Record<string, unknown>;
 

@@ -1,7 +1,7 @@
-import { parseCpe } from './cpe.js';
-import { compareVersions } from './version-compare.js';
-import type { VulnStore } from './vuln-store.js';
-import type { ConfigNode, Configuration, CpeMatchRule, DetectedProduct, VulnRecord } from './vuln-types.js';
+import { parseCpe } from './cpe.ts';
+import { compareVersions } from './version-compare.ts';
+import type { VulnStore } from './vuln-store.ts';
+import type { ConfigNode, Configuration, CpeMatchRule, DetectedProduct, VulnRecord } from './vuln-types.ts';
 
 /** Known CPE vendor:product names per product, for detections that carry no CPE. */
 export const PRODUCT_CPES: Record<string, string[]> = {

@@ -1,5 +1,5 @@
-import { compareVersions } from './version-compare.js';
-import type { VulnRecord } from './vuln-types.js';
+import { compareVersions } from './version-compare.ts';
+import type { VulnRecord } from './vuln-types.ts';
 
 /**
  * Where vulnerability records live. The CLI and tests use the in-memory index; the server

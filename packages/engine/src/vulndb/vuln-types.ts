@@ -1,4 +1,4 @@
-import type { Severity } from '../findings/types.js';
+import type { Severity } from '../findings/types.ts';
 
 /** One CPE match rule of a configuration (NVD `cpe_match` / `cpeMatch`). */
 export interface CpeMatchRule {

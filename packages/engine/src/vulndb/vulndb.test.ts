@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { sharedDataset } from '../../test/helpers.js';
-import { parseCpe, toRule } from './cpe.js';
-import { runCveStage } from './cve-stage.js';
-import { JsLibraryDetector } from './js-library-detect.js';
-import { compareVersions, satisfiesConstraint } from './version-compare.js';
+import { sharedDataset } from '../../test/helpers.ts';
+import { parseCpe, toRule } from './cpe.ts';
+import { runCveStage } from './cve-stage.ts';
+import { JsLibraryDetector } from './js-library-detect.ts';
+import { compareVersions, satisfiesConstraint } from './version-compare.ts';
 import {
   importFeed,
   importFeedFile,
@@ -13,10 +13,10 @@ import {
   importNvd20,
   importRetireJs,
   severityFromCvss,
-} from './vuln-importers.js';
-import { matchProduct, ruleMatchesVersion, splitUpdate } from './vuln-match.js';
-import { MemoryVulnStore } from './vuln-store.js';
-import type { CpeMatchRule } from './vuln-types.js';
+} from './vuln-importers.ts';
+import { matchProduct, ruleMatchesVersion, splitUpdate } from './vuln-match.ts';
+import { MemoryVulnStore } from './vuln-store.ts';
+import type { CpeMatchRule } from './vuln-types.ts';
 
 describe('version comparison', () => {
   const cases: [string, '<' | '=' | '>', string][] = [

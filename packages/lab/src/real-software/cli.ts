@@ -2,7 +2,7 @@
  * `npm run real-lab -w @perimeter/lab [ids...]`: starts the real-software lab, prints where the
  * expected file is, and stops on Ctrl-C.
  */
-import { startRealLab } from './start-real-lab.js';
+import { startRealLab } from './start-real-lab.ts';
 
 const only = process.argv.slice(2);
 const lab = await startRealLab(only.length ? { only } : {});

@@ -9,8 +9,8 @@ import {
 } from 'node:crypto';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import ipaddr from 'ipaddr.js';
-import { DslRuntimeError, type DslValue, toDslNumber, toDslString } from './dsl-functions.js';
-import { generateJavaGadget } from './java-gadget.js';
+import { DslRuntimeError, type DslValue, toDslNumber, toDslString } from './dsl-functions.ts';
+import { generateJavaGadget } from './java-gadget.ts';
 
 /**
  * The rest of nuclei's helper functions (projectdiscovery/dsl) that the community corpus

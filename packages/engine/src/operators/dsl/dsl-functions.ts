@@ -1,8 +1,8 @@
 import { createHash, randomInt } from 'node:crypto';
 import { deflateSync, gunzipSync, gzipSync, inflateSync } from 'node:zlib';
-import { mmh3 } from '../../probe/mmh3.js';
-import { satisfiesConstraint } from '../../vulndb/version-compare.js';
-import { translateGoRegex } from '../go-regex.js';
+import { mmh3 } from '../../probe/mmh3.ts';
+import { satisfiesConstraint } from '../../vulndb/version-compare.ts';
+import { translateGoRegex } from '../go-regex.ts';
 
 export type DslValue = string | number | boolean | null | DslValue[];
 

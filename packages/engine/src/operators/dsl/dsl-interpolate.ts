@@ -1,7 +1,7 @@
-import { toDslString } from './dsl-functions.js';
-import { type CompiledDsl, compileDsl, type DslContext, lookupVariable } from './dsl-interpreter.js';
-import { collectDslCalls, collectDslVariables } from './dsl-parser.js';
-import { findDslFunction } from './dsl-registry.js';
+import { toDslString } from './dsl-functions.ts';
+import { type CompiledDsl, compileDsl, type DslContext, lookupVariable } from './dsl-interpreter.ts';
+import { collectDslCalls, collectDslVariables } from './dsl-parser.ts';
+import { findDslFunction } from './dsl-registry.ts';
 
 const compiled = new Map<string, CompiledDsl | null>();
 

@@ -1,6 +1,6 @@
-import { compileGoRegex, DslRuntimeError, type DslValue, toDslNumber, toDslString } from './dsl-functions.js';
-import { collectDslCalls, type DslNode, parseDsl } from './dsl-parser.js';
-import { findDslFunction, UNSUPPORTED_DSL_FUNCTIONS } from './dsl-registry.js';
+import { compileGoRegex, DslRuntimeError, type DslValue, toDslNumber, toDslString } from './dsl-functions.ts';
+import { collectDslCalls, type DslNode, parseDsl } from './dsl-parser.ts';
+import { findDslFunction, UNSUPPORTED_DSL_FUNCTIONS } from './dsl-registry.ts';
 
 /** Variables the expression can read (a protocol's event map plus template variables). */
 export type DslContext = ReadonlyMap<string, DslValue> | Record<string, DslValue>;

@@ -1,10 +1,10 @@
 import { createHmac } from 'node:crypto';
 import { inflateRawSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { translateGoPattern, translateGoRegex } from '../go-regex.js';
-import { formatDateTime, generateJwt } from './dsl-functions-extra.js';
-import { ALL_DSL_FUNCTIONS, findDslFunction } from './dsl-registry.js';
-import { compileDsl, type DslValue, interpolate, listPlaceholders } from './index.js';
+import { translateGoPattern, translateGoRegex } from '../go-regex.ts';
+import { formatDateTime, generateJwt } from './dsl-functions-extra.ts';
+import { ALL_DSL_FUNCTIONS, findDslFunction } from './dsl-registry.ts';
+import { compileDsl, type DslValue, interpolate, listPlaceholders } from './index.ts';
 
 const run = (expr: string, ctx: Record<string, DslValue> = {}): DslValue => compileDsl(expr).evaluate(ctx);
 

@@ -1,4 +1,4 @@
-import { DslSyntaxError, type DslToken, tokenizeDsl } from './dsl-tokenizer.js';
+import { DslSyntaxError, type DslToken, tokenizeDsl } from './dsl-tokenizer.ts';
 
 export type DslNode =
   | { type: 'literal'; value: number | string | boolean | null }

@@ -1,5 +1,5 @@
-import { DSL_FUNCTIONS, type DslValue } from './dsl-functions.js';
-import { EXTRA_DSL_FUNCTIONS } from './dsl-functions-extra.js';
+import { DSL_FUNCTIONS, type DslValue } from './dsl-functions.ts';
+import { EXTRA_DSL_FUNCTIONS } from './dsl-functions-extra.ts';
 
 export type DslFunction = { min: number; max: number; fn: (args: DslValue[]) => DslValue };
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { compileDsl, DSL_FUNCTIONS, type DslValue, interpolate, murmur3, parseDsl } from './index.js';
+import { compileDsl, DSL_FUNCTIONS, type DslValue, interpolate, murmur3, parseDsl } from './index.ts';
 
 const ctx: Record<string, DslValue> = {
   body: 'Hello World <title>Admin</title>',

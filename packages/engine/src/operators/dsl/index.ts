@@ -7,8 +7,8 @@ export {
   murmur3,
   toDslNumber,
   toDslString,
-} from './dsl-functions.js';
-export { type Interpolated, interpolate, listPlaceholders } from './dsl-interpolate.js';
+} from './dsl-functions.ts';
+export { type Interpolated, interpolate, listPlaceholders } from './dsl-interpolate.ts';
 export {
   type CompiledDsl,
   compileDsl,
@@ -16,6 +16,6 @@ export {
   evaluateNode,
   isDslFunction,
   truthy,
-} from './dsl-interpreter.js';
-export { collectDslCalls, collectDslVariables, type DslNode, parseDsl } from './dsl-parser.js';
-export { DslSyntaxError, tokenizeDsl } from './dsl-tokenizer.js';
+} from './dsl-interpreter.ts';
+export { collectDslCalls, collectDslVariables, type DslNode, parseDsl } from './dsl-parser.ts';
+export { DslSyntaxError, tokenizeDsl } from './dsl-tokenizer.ts';

@@ -1,7 +1,7 @@
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { interpolate } from './dsl-interpolate.js';
-import { generateJavaGadget, urlDnsGadget } from './java-gadget.js';
+import { interpolate } from './dsl-interpolate.ts';
+import { generateJavaGadget, urlDnsGadget } from './java-gadget.ts';
 
 const URL_TEXT = 'http://scan0000000000000000000000000001.oob.perimeter.test';
 const HOST = 'scan0000000000000000000000000001.oob.perimeter.test';

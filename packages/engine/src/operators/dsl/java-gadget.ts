@@ -1,5 +1,5 @@
 import { gzipSync } from 'node:zlib';
-import { DslRuntimeError } from './dsl-functions.js';
+import { DslRuntimeError } from './dsl-functions.ts';
 
 /**
  * nuclei's `generate_java_gadget(kind, value, encoding)` for the one kind the out-of-band

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { OperatorEvent } from '../operator-types.js';
-import { compileExtractor, type ExtractorDef } from './extractors.js';
-import { compileJsonQuery } from './json-query.js';
+import type { OperatorEvent } from '../operator-types.ts';
+import { compileExtractor, type ExtractorDef } from './extractors.ts';
+import { compileJsonQuery } from './json-query.ts';
 
 const event: OperatorEvent = {
   defaultPart: 'body',

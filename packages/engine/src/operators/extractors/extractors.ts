@@ -1,8 +1,8 @@
-import { compileGoRegex, toDslString } from '../dsl/dsl-functions.js';
-import { type CompiledDsl, compileDsl } from '../dsl/dsl-interpreter.js';
-import { OperatorCompileError, type OperatorEvent, partAsString, readPart } from '../operator-types.js';
-import { compileXPath, type XPathQuery } from '../xpath.js';
-import { compileJsonQuery, type JsonQuery } from './json-query.js';
+import { compileGoRegex, toDslString } from '../dsl/dsl-functions.ts';
+import { type CompiledDsl, compileDsl } from '../dsl/dsl-interpreter.ts';
+import { OperatorCompileError, type OperatorEvent, partAsString, readPart } from '../operator-types.ts';
+import { compileXPath, type XPathQuery } from '../xpath.ts';
+import { compileJsonQuery, type JsonQuery } from './json-query.ts';
 
 interface ExtractorBase {
   name?: string;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compileJsonQuery } from './json-query.js';
+import { compileJsonQuery } from './json-query.ts';
 
 const doc = {
   version: '1.2.3',

@@ -7,7 +7,7 @@
  * A tree walker over parsed JSON: nothing is ever evaluated as code.
  */
 
-import { translateGoRegex } from '../go-regex.js';
+import { translateGoRegex } from '../go-regex.ts';
 
 type Json = unknown;
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { OperatorEvent } from '../operator-types.js';
-import { compileMatcher, type MatcherDef, runMatchers } from './matchers.js';
+import type { OperatorEvent } from '../operator-types.ts';
+import { compileMatcher, type MatcherDef, runMatchers } from './matchers.ts';
 
 const event: OperatorEvent = {
   defaultPart: 'body',

@@ -1,8 +1,8 @@
-import { compileGoRegex, type DslValue, toDslString } from '../dsl/dsl-functions.js';
-import { interpolate } from '../dsl/dsl-interpolate.js';
-import { type CompiledDsl, compileDsl } from '../dsl/dsl-interpreter.js';
-import { OperatorCompileError, type OperatorEvent, partAsString, readPart } from '../operator-types.js';
-import { compileXPath, type XPathQuery } from '../xpath.js';
+import { compileGoRegex, type DslValue, toDslString } from '../dsl/dsl-functions.ts';
+import { interpolate } from '../dsl/dsl-interpolate.ts';
+import { type CompiledDsl, compileDsl } from '../dsl/dsl-interpreter.ts';
+import { OperatorCompileError, type OperatorEvent, partAsString, readPart } from '../operator-types.ts';
+import { compileXPath, type XPathQuery } from '../xpath.ts';
 
 interface MatcherBase {
   name?: string;

@@ -1,7 +1,7 @@
 import dgram from 'node:dgram';
 import net from 'node:net';
 import dnsPacket, { type Answer, type DecodedPacket, type RecordType } from 'dns-packet';
-import type { DnsServer } from '../../templates/run-types.js';
+import type { DnsServer } from '../../templates/run-types.ts';
 
 export interface DnsQueryResult {
   server: DnsServer;

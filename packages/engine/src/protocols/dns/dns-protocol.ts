@@ -1,8 +1,8 @@
 import type { RecordType } from 'dns-packet';
-import type { DslValue } from '../../operators/dsl/dsl-functions.js';
-import { interpolate } from '../../operators/dsl/dsl-interpolate.js';
-import type { ProtocolExecutor } from '../../templates/template-runner.js';
-import { formatRecord, queryDns, RCODES } from './dns-client.js';
+import type { DslValue } from '../../operators/dsl/dsl-functions.ts';
+import { interpolate } from '../../operators/dsl/dsl-interpolate.ts';
+import type { ProtocolExecutor } from '../../templates/template-runner.ts';
+import { formatRecord, queryDns, RCODES } from './dns-client.ts';
 
 /** dns: one query per request; parts answer, ns, extra, raw, rcode, question. */
 export const dnsExecutor: ProtocolExecutor = async function* (req, vars, ctx, state) {

@@ -1,22 +1,22 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { maskSecrets, toCurl, truncate } from '../../findings/evidence.js';
-import type { DslValue } from '../../operators/dsl/dsl-functions.js';
-import { interpolate } from '../../operators/dsl/dsl-interpolate.js';
-import { HostSkippedError } from '../../templates/politeness.js';
-import type { ProtocolResponse, RunContext, Variables } from '../../templates/run-types.js';
+import { maskSecrets, toCurl, truncate } from '../../findings/evidence.ts';
+import type { DslValue } from '../../operators/dsl/dsl-functions.ts';
+import { interpolate } from '../../operators/dsl/dsl-interpolate.ts';
+import { HostSkippedError } from '../../templates/politeness.ts';
+import type { ProtocolResponse, RunContext, Variables } from '../../templates/run-types.ts';
 import type {
   CompiledHttpRequest,
   HttpPartsWanted,
   PathHttpSpec,
   RawHttpSpec,
-} from '../../templates/template-types.js';
+} from '../../templates/template-types.ts';
 import {
   encodeRequestTarget,
   type HttpRequestInit,
   type HttpResponseData,
   InvalidRequestError,
   splitRawUrl,
-} from './http-client.js';
+} from './http-client.ts';
 
 export class UnresolvedVariableError extends Error {
   constructor(readonly names: string[]) {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compileOrThrow, scanAll, startHttp, tpl } from '../../templates/test-helpers.js';
-import type { HttpResponseData } from './http-client.js';
-import { httpEventValues } from './http-executor.js';
+import { compileOrThrow, scanAll, startHttp, tpl } from '../../templates/test-helpers.ts';
+import type { HttpResponseData } from './http-client.ts';
+import { httpEventValues } from './http-executor.ts';
 
 // Derived parts (raw/response, request, header/all_headers, title) are built only when the
 // template's text names them: a template that reads one must still see it.

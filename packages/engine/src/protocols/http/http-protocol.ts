@@ -1,9 +1,9 @@
-import { HostSkippedError } from '../../templates/politeness.js';
-import type { ProtocolResponse, RunContext, Variables } from '../../templates/run-types.js';
-import type { ProtocolExecutor, TemplateRunState } from '../../templates/template-runner.js';
-import type { CompiledHttpRequest, CompiledRequest } from '../../templates/template-types.js';
-import { InvalidRequestError } from './http-client.js';
-import { executeHttpRequest, UnresolvedVariableError } from './http-executor.js';
+import { HostSkippedError } from '../../templates/politeness.ts';
+import type { ProtocolResponse, RunContext, Variables } from '../../templates/run-types.ts';
+import type { ProtocolExecutor, TemplateRunState } from '../../templates/template-runner.ts';
+import type { CompiledHttpRequest, CompiledRequest } from '../../templates/template-types.ts';
+import { InvalidRequestError } from './http-client.ts';
+import { executeHttpRequest, UnresolvedVariableError } from './http-executor.ts';
 import { executeUnsafeHttpRequest } from './http-unsafe.ts';
 
 const DONE: IteratorReturnResult<undefined> = Object.freeze({ value: undefined, done: true });

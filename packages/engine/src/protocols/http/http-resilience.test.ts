@@ -1,15 +1,15 @@
 import http from 'node:http';
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { CompiledTemplate } from '../../templates/template-types.js';
-import { compileOrThrow, scanAll, tpl } from '../../templates/test-helpers.js';
+import type { CompiledTemplate } from '../../templates/template-types.ts';
+import { compileOrThrow, scanAll, tpl } from '../../templates/test-helpers.ts';
 import {
   encodeRequestTarget,
   HttpClient,
   type HttpRequestInit,
   InvalidRequestError,
   RequestTimeoutError,
-} from './http-client.js';
+} from './http-client.ts';
 
 // The stall found on the real corpus and its relatives, each against its own loopback server
 // on 127.0.205.x: every request settles within its time limit and gives its connection back,

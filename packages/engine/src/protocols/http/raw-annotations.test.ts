@@ -7,12 +7,12 @@ import {
   compileAnnotations,
   MAX_ANNOTATION_TIMEOUT_MS,
   parseGoDuration,
-} from '../../templates/raw-annotations.js';
-import { parseTarget, targetVariables } from '../../templates/target-variables.js';
-import { compileTemplateSource } from '../../templates/template-compile.js';
-import type { CompiledHttpRequest, RawHttpSpec } from '../../templates/template-types.js';
-import { compileOrThrow, scanAll, startHttp, tpl } from '../../templates/test-helpers.js';
-import { buildHttpRequest } from './http-executor.js';
+} from '../../templates/raw-annotations.ts';
+import { parseTarget, targetVariables } from '../../templates/target-variables.ts';
+import { compileTemplateSource } from '../../templates/template-compile.ts';
+import type { CompiledHttpRequest, RawHttpSpec } from '../../templates/template-types.ts';
+import { compileOrThrow, scanAll, startHttp, tpl } from '../../templates/test-helpers.ts';
+import { buildHttpRequest } from './http-executor.ts';
 
 /** A raw request template; `head` holds the annotation lines. */
 const rawTpl = (

@@ -1,13 +1,13 @@
 import net from 'node:net';
 import tls from 'node:tls';
-import type { DslValue } from '../../operators/dsl/dsl-functions.js';
-import { interpolate } from '../../operators/dsl/dsl-interpolate.js';
-import { JARM_HOST, JARM_VALUE } from '../../operators/dsl/dsl-interpreter.js';
-import { HostSkippedError } from '../../templates/politeness.js';
-import type { RunContext } from '../../templates/run-types.js';
-import type { ProtocolExecutor } from '../../templates/template-runner.js';
-import type { CompiledNetworkRequest } from '../../templates/template-types.js';
-import { jarmFingerprint } from '../ssl/jarm.js';
+import type { DslValue } from '../../operators/dsl/dsl-functions.ts';
+import { interpolate } from '../../operators/dsl/dsl-interpolate.ts';
+import { JARM_HOST, JARM_VALUE } from '../../operators/dsl/dsl-interpreter.ts';
+import { HostSkippedError } from '../../templates/politeness.ts';
+import type { RunContext } from '../../templates/run-types.ts';
+import type { ProtocolExecutor } from '../../templates/template-runner.ts';
+import type { CompiledNetworkRequest } from '../../templates/template-types.ts';
+import { jarmFingerprint } from '../ssl/jarm.ts';
 
 // Wait this long for a first byte after sending, then this long for more once data flows.
 const FIRST_BYTE_MS = 3000;

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { TemplateFinding } from '../../findings/types.js';
-import type { OobInteraction, OobProvider } from './oob-types.js';
+import type { TemplateFinding } from '../../findings/types.ts';
+import type { OobInteraction, OobProvider } from './oob-types.ts';
 
 /** nuclei's cool-down: how long a template run's call-backs are waited for after its requests. */
 export const DEFAULT_OOB_WAIT_MS = 5000;

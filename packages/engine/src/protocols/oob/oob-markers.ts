@@ -1,5 +1,5 @@
-import type { Variables } from '../../templates/run-types.js';
-import type { CompiledRequest } from '../../templates/template-types.js';
+import type { Variables } from '../../templates/run-types.ts';
+import type { CompiledRequest } from '../../templates/template-types.ts';
 
 /**
  * The out-of-band marker. As nuclei does, each occurrence becomes its own call-back name

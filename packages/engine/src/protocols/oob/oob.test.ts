@@ -2,12 +2,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ScanEvent } from '../../pipeline/events.js';
-import type { StageContext } from '../../pipeline/stage.js';
-import { createTemplateStage, OOB_NOT_CONFIGURED } from '../../templates/template-stage.js';
-import { compileOrThrow, scanAll, startHttp, tpl, urlStageContext } from '../../templates/test-helpers.js';
-import { MAX_OOB_WAIT_MS, OobCorrelator } from './oob-correlator.js';
-import type { OobInteraction, OobProtocol, OobProvider } from './oob-types.js';
+import type { ScanEvent } from '../../pipeline/events.ts';
+import type { StageContext } from '../../pipeline/stage.ts';
+import { createTemplateStage, OOB_NOT_CONFIGURED } from '../../templates/template-stage.ts';
+import { compileOrThrow, scanAll, startHttp, tpl, urlStageContext } from '../../templates/test-helpers.ts';
+import { MAX_OOB_WAIT_MS, OobCorrelator } from './oob-correlator.ts';
+import type { OobInteraction, OobProtocol, OobProvider } from './oob-types.ts';
 
 // Out-of-band checks with an in-memory provider: the test target "calls back" by pushing an
 // interaction for the id it finds in the request, as a vulnerable service's DNS lookup would.
@@ -175,8 +175,8 @@ describe('out-of-band templates', () => {
       return id;
     };
     slow.variables = [['name', '']];
-    const { TemplateScanner } = await import('../../templates/template-scanner.js');
-    const { defaultExecutors } = await import('../index.js');
+    const { TemplateScanner } = await import('../../templates/template-scanner.ts');
+    const { defaultExecutors } = await import('../index.ts');
     const scanner = new TemplateScanner(defaultExecutors, {
       rateLimit: 0,
       timeoutMs: 5000,

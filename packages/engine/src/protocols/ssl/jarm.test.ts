@@ -3,9 +3,9 @@ import net, { type AddressInfo } from 'node:net';
 import path from 'node:path';
 import tls from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../../../test/helpers.js';
-import { compileOrThrow, scanAll, tpl } from '../../templates/test-helpers.js';
-import { clientHello, jarmFingerprint, jarmHash, mungOrder, readServerHello } from './jarm.js';
+import { REPO_ROOT } from '../../../test/helpers.ts';
+import { compileOrThrow, scanAll, tpl } from '../../templates/test-helpers.ts';
+import { clientHello, jarmFingerprint, jarmHash, mungOrder, readServerHello } from './jarm.ts';
 
 describe('JARM building blocks (salesforce/jarm semantics)', () => {
   it.each([

@@ -1,5 +1,5 @@
-import { translateGoRegex } from '../../operators/go-regex.js';
-import { type Expr, parseFlow, type Stmt } from './flow-parser.js';
+import { translateGoRegex } from '../../operators/go-regex.ts';
+import { type Expr, parseFlow, type Stmt } from './flow-parser.ts';
 
 /**
  * Runs a parsed `flow:` against the host functions a template run provides (`http(1)`,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compileOrThrow, scanAll, startHttp, tpl } from '../test-helpers.js';
-import { compileFlow, type FlowHost, runFlow } from './flow-interpreter.js';
-import { parseFlow } from './flow-parser.js';
+import { compileOrThrow, scanAll, startHttp, tpl } from '../test-helpers.ts';
+import { compileFlow, type FlowHost, runFlow } from './flow-interpreter.ts';
+import { parseFlow } from './flow-parser.ts';
 
 const PROTOCOLS = ['http', 'dns', 'tcp', 'network', 'ssl'];
 
