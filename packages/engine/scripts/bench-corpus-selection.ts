@@ -59,7 +59,7 @@ function runChild(args: string[]): Promise<Record<string, number | string>> {
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'perimeter-corpus-selection-'));
 const cacheDir = path.join(root, 'cache');
-const lab = spawn(process.execPath, ['--import', 'tsx', path.join(here, 'bench-lab-child.ts'), '127.0.12'], {
+const lab = spawn(process.execPath, ['--import', 'tsx', path.join(here, 'bench-lab-child.ts')], {
   stdio: ['pipe', 'pipe', 'inherit'],
 });
 try {
@@ -67,8 +67,10 @@ try {
   const rl = readline.createInterface({ input: lab.stdout as NodeJS.ReadableStream });
   const [line] = (await once(rl, 'line')) as [string];
   rl.close();
-  const port = (JSON.parse(line) as { portMap: Record<number, number> }).portMap[80] ?? 80;
-  const url = `http://127.0.12.10:${port}/`;
+  // The lab child picks a free loopback /24 at run time (bench kit): target its web host there.
+  const coords = JSON.parse(line) as { subnet: string; portMap: Record<number, number> };
+  const port = coords.portMap[80] ?? 80;
+  const url = `http://${coords.subnet}.10:${port}/`;
   console.log(
     `corpus selection bench: ${path.basename(archive)} against ${url}, ${rounds} round(s) of ${modes.join(' + ')}, Node ${process.version}, ${os.cpus().length} CPUs (shared)`,
   );
