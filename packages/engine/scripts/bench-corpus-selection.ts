@@ -14,6 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { loadAverage, median } from '@perimeter/lab/bench';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const args = process.argv.slice(2);
@@ -27,16 +28,6 @@ if (!archive || !existsSync(archive)) {
   console.error(`corpus archive not found in ${datasetDir}`);
   process.exit(2);
 }
-const load = () =>
-  os
-    .loadavg()
-    .map((l) => l.toFixed(1))
-    .join(' ');
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
-};
 
 function runChild(args: string[]): Promise<Record<string, number | string>> {
   return new Promise((resolve, reject) => {
@@ -77,7 +68,7 @@ try {
   const results: Record<string, number | string>[] = [];
   for (let i = 0; i < rounds; i++) {
     for (const mode of modes) {
-      const before = load();
+      const before = loadAverage();
       const r = await runChild([path.join(root, 'http'), url, mode, cacheDir]);
       results.push({ ...r, round: i });
       const n = (k: string) => Number(r[k]);
@@ -85,7 +76,7 @@ try {
         `round ${i + 1} ${mode} (${i === 0 && mode === modes[0] ? 'cold' : 'warm'} cache): wall ${(n('wallMs') / 1000).toFixed(1)} s ` +
           `(load ${(n('loadMs') / 1000).toFixed(1)} s + scan ${(n('scanMs') / 1000).toFixed(1)} s), CPU ${(n('cpuMs') / 1000).toFixed(1)} s, ` +
           `${n('selected')} templates in ${n('clusters')} request groups, ${n('tasks')} tasks, ${n('requests')} requests, ` +
-          `${n('findings')} findings, ${n('errors')} errors, peak RSS ${n('maxRssMb').toFixed(0)} MB; load average ${before} → ${load()}`,
+          `${n('findings')} findings, ${n('errors')} errors, peak RSS ${n('maxRssMb').toFixed(0)} MB; load average ${before} → ${loadAverage()}`,
       );
     }
   }
@@ -95,7 +86,7 @@ try {
     const m = (k: string) => median(set.map((r) => Number(r[k])));
     console.log(
       `${mode}: median of ${set.length} warm round(s): wall ${(m('wallMs') / 1000).toFixed(1)} s (goal ≤ 120 s; load ${(m('loadMs') / 1000).toFixed(1)} s), ` +
-        `${m('requests')} requests, peak RSS ${m('maxRssMb').toFixed(0)} MB (goal ≤ 300 MB); load average now ${load()}`,
+        `${m('requests')} requests, peak RSS ${m('maxRssMb').toFixed(0)} MB (goal ≤ 300 MB); load average now ${loadAverage()}`,
     );
   }
 } finally {

@@ -13,6 +13,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { loadAverage, median } from '@perimeter/lab/bench';
 import { Pool } from 'undici';
 import { defaultExecutors } from '../src/protocols/index.ts';
 import { compileTemplateSource } from '../src/templates/template-compile.ts';
@@ -23,17 +24,6 @@ const rounds = Number(process.argv[2] ?? 5);
 const connections = 64;
 const perJob = 200;
 const ip = '127.0.13.1';
-
-const load = () =>
-  os
-    .loadavg()
-    .map((l) => l.toFixed(1))
-    .join(' ');
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
-};
 
 async function freePort(): Promise<number> {
   const srv = net.createServer();
@@ -120,19 +110,19 @@ try {
     `nginx bench: ${origin}, ${total} GETs per side per round, ${connections} connections, no pipelining, ${rounds} rounds`,
   );
   for (let i = 0; i < rounds; i++) {
-    const before = load();
+    const before = loadAverage();
     const pair =
       i % 2 === 0 ? [await raw(total), await engine()] : [await engine(), await raw(total)].reverse();
     const [a, b] = pair as [Rate, Rate];
     r.push(a);
     e.push(b);
     console.log(
-      `round ${i + 1}: raw ${a.rate.toFixed(0)} req/s ${a.cpuUsPerRequest.toFixed(1)} µs CPU/req; engine ${b.rate.toFixed(0)} req/s ${b.cpuUsPerRequest.toFixed(1)} µs CPU/req; load ${before} → ${load()}`,
+      `round ${i + 1}: raw ${a.rate.toFixed(0)} req/s ${a.cpuUsPerRequest.toFixed(1)} µs CPU/req; engine ${b.rate.toFixed(0)} req/s ${b.cpuUsPerRequest.toFixed(1)} µs CPU/req; load ${before} → ${loadAverage()}`,
     );
   }
   const m = (xs: Rate[], k: keyof Rate) => median(xs.map((x) => x[k]));
   console.log(
-    `median: raw ${m(r, 'rate').toFixed(0)} req/s, ${m(r, 'cpuUsPerRequest').toFixed(1)} µs; engine ${m(e, 'rate').toFixed(0)} req/s (${(m(e, 'rate') / m(r, 'rate')).toFixed(2)}× raw, goal ≥ 0.8×), ${m(e, 'cpuUsPerRequest').toFixed(1)} µs CPU/req (${(m(e, 'cpuUsPerRequest') / m(r, 'cpuUsPerRequest')).toFixed(2)}× raw, goal ≤ 1.25×); load average now ${load()}`,
+    `median: raw ${m(r, 'rate').toFixed(0)} req/s, ${m(r, 'cpuUsPerRequest').toFixed(1)} µs; engine ${m(e, 'rate').toFixed(0)} req/s (${(m(e, 'rate') / m(r, 'rate')).toFixed(2)}× raw, goal ≥ 0.8×), ${m(e, 'cpuUsPerRequest').toFixed(1)} µs CPU/req (${(m(e, 'cpuUsPerRequest') / m(r, 'cpuUsPerRequest')).toFixed(2)}× raw, goal ≤ 1.25×); load average now ${loadAverage()}`,
   );
 } finally {
   nginx.kill('SIGTERM');
