@@ -31,35 +31,6 @@ export function Text({ value }: { value: string | null }) {
   );
 }
 
-/** Code, requests and commands read left to right whatever the page direction. */
-export function Code({ children, label }: { children: string; label: string }) {
-  return (
-    <Box
-      component="pre"
-      dir="ltr"
-      aria-label={label}
-      tabIndex={0}
-      sx={{
-        m: 0,
-        mb: 1,
-        p: 1.5,
-        maxHeight: 240,
-        overflow: 'auto',
-        textAlign: 'start',
-        whiteSpace: 'pre-wrap',
-        wordBreak: 'break-all',
-        fontFamily: 'monospace',
-        fontSize: 13,
-        borderRadius: 1,
-        bgcolor: 'action.hover',
-        color: 'text.primary',
-      }}
-    >
-      {children}
-    </Box>
-  );
-}
-
 /** Label/value pairs; values that are data (hosts, versions) keep their own direction. */
 export function Facts({ children }: { children: ReactNode }) {
   return (

@@ -16,12 +16,12 @@ import type { TEvent } from '@perimeter/contracts';
 import { useId } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link as RouterLink } from 'react-router';
+import { CodeBlock } from '../../../components/ui/code-block.tsx';
 import { paths } from '../../../config/paths.ts';
 import { CveIntelDetails } from '../../intel/components/cve-intel-details.tsx';
 import { OobInteractions } from '../../oob/index.ts';
 import {
   CLASSIFICATION_KEYS,
-  Code,
   CopyButton,
   classificationValue,
   ExternalLink,
@@ -134,7 +134,7 @@ function ScannerExplanation({ event }: { event: TOf<'exploit_scanner'> }) {
                   </Typography>
                   <CopyButton text={event.evidence.curl} label={t('events.details.copyCurl')} />
                 </Stack>
-                <Code label={t('events.details.curl')}>{event.evidence.curl}</Code>
+                <CodeBlock label={t('events.details.curl')}>{event.evidence.curl}</CodeBlock>
               </>
             )}
             {event.evidence.request && (
@@ -142,7 +142,7 @@ function ScannerExplanation({ event }: { event: TOf<'exploit_scanner'> }) {
                 <Typography variant="body2" color="text.secondary">
                   {t('events.details.request')}
                 </Typography>
-                <Code label={t('events.details.request')}>{event.evidence.request}</Code>
+                <CodeBlock label={t('events.details.request')}>{event.evidence.request}</CodeBlock>
               </>
             )}
             {event.evidence.response && (
@@ -150,7 +150,7 @@ function ScannerExplanation({ event }: { event: TOf<'exploit_scanner'> }) {
                 <Typography variant="body2" color="text.secondary">
                   {t('events.details.response')}
                 </Typography>
-                <Code label={t('events.details.response')}>{event.evidence.response}</Code>
+                <CodeBlock label={t('events.details.response')}>{event.evidence.response}</CodeBlock>
               </>
             )}
             <OobInteractions interactions={event.evidence.interactions} late={event.evidence.late} />
@@ -163,7 +163,7 @@ function ScannerExplanation({ event }: { event: TOf<'exploit_scanner'> }) {
             <Typography variant="body2" color="text.secondary">
               {t('events.details.extracted')}
             </Typography>
-            <Code label={t('events.details.extracted')}>{event.extracted.join('\n')}</Code>
+            <CodeBlock label={t('events.details.extracted')}>{event.extracted.join('\n')}</CodeBlock>
           </>
         )}
       </Section>

@@ -1,34 +1,9 @@
 import { Alert, Box, Card, CardContent, Chip, Grid, Stack, Typography } from '@mui/material';
 import type { TOobInteraction, TScan } from '@perimeter/contracts';
 import { useTranslation } from 'react-i18next';
+import { CodeBlock } from '../../../components/ui/code-block.tsx';
 import { useDateFormat } from '../../auth/index.ts';
 import { useGetLateInteractionsQuery } from '../api/get-late-interactions.ts';
-
-function Raw({ children, label }: { children: string; label: string }) {
-  return (
-    <Box
-      component="pre"
-      dir="ltr"
-      aria-label={label}
-      tabIndex={0}
-      sx={{
-        m: 0,
-        mb: 1,
-        p: 1.5,
-        maxHeight: 200,
-        overflow: 'auto',
-        textAlign: 'start',
-        whiteSpace: 'pre-wrap',
-        wordBreak: 'break-all',
-        fontSize: 12,
-        bgcolor: 'action.hover',
-        borderRadius: 1,
-      }}
-    >
-      {children}
-    </Box>
-  );
-}
 
 function Interaction({ i }: { i: TOobInteraction }) {
   const { t } = useTranslation();
@@ -47,7 +22,9 @@ function Interaction({ i }: { i: TOobInteraction }) {
           <span dir="ltr">{dateFmt.format(new Date(i.at))}</span>
         </Typography>
       </Stack>
-      <Raw label={t('oob.rawRequest')}>{i.raw_request}</Raw>
+      <CodeBlock label={t('oob.rawRequest')} maxHeight={200} fontSize={12}>
+        {i.raw_request}
+      </CodeBlock>
     </Box>
   );
 }
