@@ -1,5 +1,33 @@
 import { translateGoRegex } from '../../operators/go-regex.ts';
+import { declareGlobals } from './flow-globals.ts';
 import { type Expr, parseFlow, type Stmt } from './flow-parser.ts';
+import {
+  arrayMethod,
+  BREAK,
+  binary,
+  CONTINUE,
+  type Completion,
+  FlowFunction,
+  type FlowHost,
+  type FlowRecord,
+  FlowRuntimeError,
+  type FlowValue,
+  FORBIDDEN,
+  fromHost,
+  HostFunction,
+  host,
+  isRecord,
+  MAX_DEPTH,
+  MAX_STEPS,
+  Return,
+  Scope,
+  stringMethod,
+  toNumber,
+  toText,
+  truthy,
+} from './flow-values.ts';
+
+export type { FlowHost } from './flow-values.ts';
 
 /**
  * Runs a parsed `flow:` against the host functions a template run provides (`http(1)`,
@@ -9,146 +37,6 @@ import { type Expr, parseFlow, type Stmt } from './flow-parser.ts';
  * and number methods — there is no way to reach a prototype, a constructor or the host.
  * Steps and call depth are bounded so a flow cannot spin forever.
  */
-
-export class FlowRuntimeError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'FlowRuntimeError';
-  }
-}
-
-type Callable = (args: FlowValue[]) => FlowValue | Promise<FlowValue>;
-
-class FlowFunction {
-  constructor(
-    readonly params: string[],
-    readonly body: Stmt[] | Expr,
-    readonly scope: Scope,
-  ) {}
-}
-
-class HostFunction {
-  constructor(readonly fn: Callable) {}
-}
-
-export type FlowValue =
-  | string
-  | number
-  | boolean
-  | null
-  | undefined
-  | RegExp
-  | FlowValue[]
-  | FlowRecord
-  | FlowFunction
-  | HostFunction;
-
-export interface FlowRecord {
-  [key: string]: FlowValue;
-}
-
-export interface FlowHost {
-  /** Runs the protocol block (1-based index or request id); true when its matchers matched. */
-  runProtocol(protocol: string, ref: string | number): Promise<boolean>;
-  /** `set(name, value)`: a variable for the following requests. */
-  set(name: string, value: unknown): void;
-  /** `template.name` / `template["name"]`: extracted values (arrays) and variables. */
-  get(name: string): unknown;
-  has(name: string): boolean;
-  log(message: string): void;
-  signal?: AbortSignal;
-}
-
-const MAX_STEPS = 200_000;
-const MAX_DEPTH = 64;
-const FORBIDDEN = new Set(['__proto__', 'prototype', 'constructor', '__defineGetter__', '__lookupGetter__']);
-
-class Scope {
-  private readonly vars = new Map<string, FlowValue>();
-  constructor(readonly parent?: Scope) {}
-
-  lookup(name: string): Scope | undefined {
-    for (let s: Scope | undefined = this; s; s = s.parent) if (s.vars.has(name)) return s;
-    return undefined;
-  }
-  get(name: string): FlowValue {
-    const s = this.lookup(name);
-    if (!s) throw new FlowRuntimeError(`${name} is not defined`);
-    return s.vars.get(name);
-  }
-  declare(name: string, value: FlowValue): void {
-    this.vars.set(name, value);
-  }
-  assign(name: string, value: FlowValue): void {
-    let s = this.lookup(name);
-    if (!s) {
-      s = this;
-      while (s.parent) s = s.parent;
-    }
-    s.vars.set(name, value);
-  }
-}
-
-const BREAK = Symbol('break');
-const CONTINUE = Symbol('continue');
-class Return {
-  constructor(readonly value: FlowValue) {}
-}
-type Completion = undefined | typeof BREAK | typeof CONTINUE | Return;
-
-function truthy(v: FlowValue): boolean {
-  return Boolean(v) && !(typeof v === 'number' && Number.isNaN(v));
-}
-
-function fromHost(v: unknown): FlowValue {
-  if (v === null || v === undefined) return v as null | undefined;
-  if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') return v;
-  if (Array.isArray(v)) return v.map(fromHost);
-  return String(v);
-}
-
-function toText(v: FlowValue): string {
-  if (v === null) return 'null';
-  if (v === undefined) return 'undefined';
-  if (Array.isArray(v)) return v.map((x) => (x === null || x === undefined ? '' : toText(x))).join(',');
-  if (v instanceof RegExp) return String(v);
-  if (v instanceof FlowFunction || v instanceof HostFunction) return 'function';
-  if (typeof v === 'object') return '[object Object]';
-  return String(v);
-}
-
-function toNumber(v: FlowValue): number {
-  if (typeof v === 'number') return v;
-  if (typeof v === 'boolean') return v ? 1 : 0;
-  if (v === null) return 0;
-  if (v === undefined) return Number.NaN;
-  const s = toText(v).trim();
-  return s === '' ? 0 : Number(s);
-}
-
-function looseEquals(a: FlowValue, b: FlowValue): boolean {
-  if ((a === null || a === undefined) && (b === null || b === undefined)) return true;
-  if (a === null || a === undefined || b === null || b === undefined) return false;
-  if (typeof a === typeof b) return a === b;
-  if (typeof a === 'object' || typeof b === 'object') {
-    if (Array.isArray(a) || Array.isArray(b)) return toText(a) === toText(b);
-    return a === b;
-  }
-  return toNumber(a) === toNumber(b);
-}
-
-function isRecord(v: FlowValue): v is FlowRecord {
-  return (
-    typeof v === 'object' &&
-    v !== null &&
-    !Array.isArray(v) &&
-    !(v instanceof RegExp) &&
-    !(v instanceof FlowFunction) &&
-    !(v instanceof HostFunction)
-  );
-}
-
-const host = (fn: Callable): HostFunction => new HostFunction(fn);
 
 export class FlowInterpreter {
   private steps = 0;
@@ -160,80 +48,7 @@ export class FlowInterpreter {
     private readonly hostApi: FlowHost,
     protocols: string[],
   ) {
-    const g = this.globals;
-    for (const p of protocols)
-      g.declare(
-        p,
-        host(async (args) => {
-          const ref = args[0];
-          return this.hostApi.runProtocol(
-            p,
-            typeof ref === 'string' ? ref : ref === undefined ? 1 : toNumber(ref),
-          );
-        }),
-      );
-    g.declare(
-      'set',
-      host((args) => {
-        this.hostApi.set(toText(args[0] ?? ''), args[1] === undefined ? '' : args[1]);
-        return undefined;
-      }),
-    );
-    g.declare(
-      'iterate',
-      host((args) => {
-        const out: FlowValue[] = [];
-        for (const a of args) {
-          if (Array.isArray(a)) out.push(...a);
-          else if (a !== null && a !== undefined && a !== '') out.push(a);
-        }
-        return out;
-      }),
-    );
-    const log = host((args) => {
-      this.hostApi.log(args.map(toText).join(' '));
-      return undefined;
-    });
-    g.declare('log', log);
-    const rec = (entries: Record<string, FlowValue>): FlowRecord =>
-      Object.assign(Object.create(null) as FlowRecord, entries);
-    g.declare('console', rec({ log }));
-    g.declare(
-      'parseInt',
-      host((a) => Number.parseInt(toText(a[0] ?? ''), a[1] === undefined ? 10 : toNumber(a[1]))),
-    );
-    g.declare(
-      'parseFloat',
-      host((a) => Number.parseFloat(toText(a[0] ?? ''))),
-    );
-    g.declare(
-      'isNaN',
-      host((a) => Number.isNaN(toNumber(a[0]))),
-    );
-    g.declare(
-      'Number',
-      host((a) => toNumber(a[0])),
-    );
-    g.declare(
-      'String',
-      host((a) => toText(a[0] ?? '')),
-    );
-    g.declare(
-      'Boolean',
-      host((a) => truthy(a[0])),
-    );
-    g.declare(
-      'Math',
-      rec({
-        floor: host((a) => Math.floor(toNumber(a[0]))),
-        ceil: host((a) => Math.ceil(toNumber(a[0]))),
-        round: host((a) => Math.round(toNumber(a[0]))),
-        abs: host((a) => Math.abs(toNumber(a[0]))),
-        max: host((a) => Math.max(...a.map(toNumber))),
-        min: host((a) => Math.min(...a.map(toNumber))),
-      }),
-    );
-    g.declare('template', new HostFunction(() => undefined));
+    declareGlobals(this.globals, this.hostApi, protocols);
   }
 
   private tick(): void {
@@ -451,78 +266,7 @@ export class FlowInterpreter {
   }
 
   private arrayMethod(arr: FlowValue[], key: string): FlowValue {
-    const fnArg = (a: FlowValue[]) => {
-      const f = a[0];
-      if (!(f instanceof FlowFunction || f instanceof HostFunction))
-        throw new FlowRuntimeError(`${key} needs a function`);
-      return (...args: FlowValue[]) => this.invoke(f, args);
-    };
-    switch (key) {
-      case 'push':
-        return host((a) => {
-          if (arr.length + a.length > 100_000) throw new FlowRuntimeError('array too long');
-          return arr.push(...a);
-        });
-      case 'pop':
-        return host(() => arr.pop());
-      case 'shift':
-        return host(() => arr.shift());
-      case 'includes':
-        return host((a) => arr.some((x) => x === a[0]));
-      case 'indexOf':
-        return host((a) => arr.indexOf(a[0] as FlowValue));
-      case 'join':
-        return host((a) =>
-          arr
-            .map((x) => (x === null || x === undefined ? '' : toText(x)))
-            .join(a[0] === undefined ? ',' : toText(a[0])),
-        );
-      case 'slice':
-        return host((a) =>
-          arr.slice(a[0] === undefined ? 0 : toNumber(a[0]), a[1] === undefined ? undefined : toNumber(a[1])),
-        );
-      case 'concat':
-        return host((a) => arr.concat(...a.map((x) => (Array.isArray(x) ? x : [x]))));
-      case 'reverse':
-        return host(() => arr.reverse());
-      case 'map':
-        return host(async (a) => {
-          const f = fnArg(a);
-          const out: FlowValue[] = [];
-          for (let i = 0; i < arr.length; i++) out.push(await f(arr[i], i));
-          return out;
-        });
-      case 'filter':
-        return host(async (a) => {
-          const f = fnArg(a);
-          const out: FlowValue[] = [];
-          for (let i = 0; i < arr.length; i++) if (truthy(await f(arr[i], i))) out.push(arr[i]);
-          return out;
-        });
-      case 'forEach':
-        return host(async (a) => {
-          const f = fnArg(a);
-          for (let i = 0; i < arr.length; i++) await f(arr[i], i);
-          return undefined;
-        });
-      case 'some':
-      case 'every':
-      case 'find':
-        return host(async (a) => {
-          const f = fnArg(a);
-          for (let i = 0; i < arr.length; i++) {
-            const hit = truthy(await f(arr[i], i));
-            if (key === 'some' && hit) return true;
-            if (key === 'every' && !hit) return false;
-            if (key === 'find' && hit) return arr[i];
-          }
-          return key === 'every' ? true : key === 'some' ? false : undefined;
-        });
-      case 'toString':
-        return host(() => toText(arr));
-      default:
-        throw new FlowRuntimeError(`unsupported array method '${key}'`);
-    }
+    return arrayMethod(arr, key, (f, args) => this.invoke(f, args));
   }
 
   private async call(e: Extract<Expr, { t: 'call' }>, scope: Scope): Promise<FlowValue> {
@@ -553,111 +297,6 @@ export class FlowInterpreter {
     } finally {
       this.depth--;
     }
-  }
-}
-
-function binary(op: string, a: FlowValue, b: FlowValue): FlowValue {
-  switch (op) {
-    case '+':
-      if (typeof a === 'number' && typeof b === 'number') return a + b;
-      if (
-        (typeof a === 'number' || typeof a === 'boolean' || a === null || a === undefined) &&
-        (typeof b === 'number' || typeof b === 'boolean')
-      )
-        return toNumber(a) + toNumber(b);
-      return toText(a) + toText(b);
-    case '-':
-      return toNumber(a) - toNumber(b);
-    case '*':
-      return toNumber(a) * toNumber(b);
-    case '/':
-      return toNumber(a) / toNumber(b);
-    case '%':
-      return toNumber(a) % toNumber(b);
-    case '&':
-      return toNumber(a) & toNumber(b);
-    case '|':
-      return toNumber(a) | toNumber(b);
-    case '==':
-      return looseEquals(a, b);
-    case '!=':
-      return !looseEquals(a, b);
-    case '===':
-      return a === b;
-    case '!==':
-      return a !== b;
-    case '<':
-    case '>':
-    case '<=':
-    case '>=': {
-      const [x, y] = typeof a === 'string' && typeof b === 'string' ? [a, b] : [toNumber(a), toNumber(b)];
-      return op === '<' ? x < y : op === '>' ? x > y : op === '<=' ? x <= y : x >= y;
-    }
-    case 'in':
-      return isRecord(b) ? Object.hasOwn(b, toText(a)) : Array.isArray(b) ? toNumber(a) < b.length : false;
-    default:
-      throw new FlowRuntimeError(`unsupported operator '${op}'`);
-  }
-}
-
-function stringMethod(s: string, key: string): FlowValue {
-  const str = (v: FlowValue | undefined) => (v === undefined ? '' : toText(v));
-  const num = (v: FlowValue | undefined, d: number) => (v === undefined ? d : toNumber(v));
-  switch (key) {
-    case 'startsWith':
-      return host((a) => s.startsWith(str(a[0]), num(a[1], 0)));
-    case 'endsWith':
-      return host((a) => s.endsWith(str(a[0])));
-    case 'includes':
-      return host((a) => s.includes(str(a[0])));
-    case 'indexOf':
-      return host((a) => s.indexOf(str(a[0])));
-    case 'lastIndexOf':
-      return host((a) => s.lastIndexOf(str(a[0])));
-    case 'toLowerCase':
-      return host(() => s.toLowerCase());
-    case 'toUpperCase':
-      return host(() => s.toUpperCase());
-    case 'trim':
-      return host(() => s.trim());
-    case 'charAt':
-      return host((a) => s.charAt(num(a[0], 0)));
-    case 'substring':
-      return host((a) => s.substring(num(a[0], 0), a[1] === undefined ? undefined : toNumber(a[1])));
-    case 'substr':
-      return host((a) => s.substr(num(a[0], 0), a[1] === undefined ? undefined : toNumber(a[1])));
-    case 'slice':
-      return host((a) => s.slice(num(a[0], 0), a[1] === undefined ? undefined : toNumber(a[1])));
-    case 'padStart':
-    case 'padEnd':
-      return host((a) => {
-        const n = Math.min(num(a[0], 0), 100_000);
-        return key === 'padStart' ? s.padStart(n, str(a[1]) || ' ') : s.padEnd(n, str(a[1]) || ' ');
-      });
-    case 'split':
-      return host((a) => (a[0] instanceof RegExp ? s.split(a[0]) : s.split(str(a[0]))));
-    case 'replace':
-    case 'replaceAll':
-      return host((a) => {
-        const pattern = a[0];
-        const replacement = str(a[1]);
-        if (pattern instanceof RegExp) return s.replace(pattern, replacement);
-        return key === 'replace'
-          ? s.replace(str(pattern), () => replacement)
-          : s.split(str(pattern)).join(replacement);
-      });
-    case 'match':
-      return host((a) => {
-        const re = a[0] instanceof RegExp ? a[0] : translateGoRegex(str(a[0]));
-        const m = s.match(re);
-        return m ? [...m].map((x) => x ?? null) : null;
-      });
-    case 'concat':
-      return host((a) => s + a.map(str).join(''));
-    case 'toString':
-      return host(() => s);
-    default:
-      throw new FlowRuntimeError(`unsupported string method '${key}'`);
   }
 }
 
