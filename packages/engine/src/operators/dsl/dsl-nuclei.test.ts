@@ -2,8 +2,9 @@ import { createHmac } from 'node:crypto';
 import { inflateRawSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { translateGoPattern, translateGoRegex } from '../go-regex.ts';
-import { formatDateTime, generateJwt } from './dsl-functions-extra.ts';
+import { generateJwt } from './dsl-functions-extra.ts';
 import { ALL_DSL_FUNCTIONS, findDslFunction } from './dsl-registry.ts';
+import { formatDateTime } from './dsl-time.ts';
 import { compileDsl, type DslValue, interpolate, listPlaceholders } from './index.ts';
 
 const run = (expr: string, ctx: Record<string, DslValue> = {}): DslValue => compileDsl(expr).evaluate(ctx);
