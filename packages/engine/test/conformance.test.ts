@@ -12,16 +12,9 @@ import { compileTemplateSource } from '../src/templates/template-compile.ts';
 import { listTemplateFiles } from '../src/templates/template-loader.ts';
 import { type TemplateJob, TemplateScanner } from '../src/templates/template-scanner.ts';
 import type { CompiledTemplate } from '../src/templates/template-types.ts';
-import {
-  CONTROL_RESPONSE,
-  KEEP_ALIVE_S,
-  type MatcherSpec,
-  nearMissResponse,
-  nucleiFires,
-  positiveResponse,
-  readSpec,
-  type SynthResponse,
-} from './conformance-gen.ts';
+import { KEEP_ALIVE_S, nucleiFires } from './conformance-oracle.ts';
+import { type MatcherSpec, readSpec, type SynthResponse } from './conformance-spec.ts';
+import { CONTROL_RESPONSE, nearMissResponse, positiveResponse } from './conformance-synth.ts';
 import { sharedDataset } from './helpers.ts';
 
 /**
@@ -29,7 +22,7 @@ import { sharedDataset } from './helpers.ts';
  * over the corpus by a hash of their path), a loopback host answers every request with a
  * response built from the template's matchers; another answers a near miss; a control host
  * answers 404 only; and each template also runs against two other templates' hosts. The
- * oracle (conformance-gen.ts, written from nuclei's semantics, not from the engine) says
+ * oracle (conformance-oracle.ts, written from nuclei's semantics, not from the engine) says
  * whether nuclei fires on each response; the engine must decide the same.
  */
 
