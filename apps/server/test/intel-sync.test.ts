@@ -185,6 +185,14 @@ describe('NVD CVE API 2.0', () => {
     ]);
   });
 
+  it('429 waits as long as Retry-After says, 5xx backs off; both are retried', async () => {
+    mirror.fault = (_req, n) =>
+      n === 1 ? { status: 429, headers: { 'retry-after': '7' } } : n === 2 ? 503 : undefined;
+    expect(await syncSource(ctx, 'nvd', opts())).toMatchObject({ status: 'ok', records: 5 });
+    expect(sleeps).toEqual([7000, 200]);
+    expect(nvdQueries().map((q) => q.startIndex)).toEqual(['0', '0', '0']);
+  });
+
   it('keeps to 5 requests per rolling 30 s without a key (no override), 50 with one', async () => {
     useRecords(7);
     const budget = withEnv({ INTEL_NVD_REQUESTS_PER_30S: undefined });
