@@ -226,6 +226,26 @@ describe('dashboard', () => {
     expect(t2.id).toBeTruthy();
   });
 
+  it('a known exploited CVE counts as critical, an EPSS of 0.5 or more at least as high (docs/risk-score.md)', async () => {
+    const { token, userId } = await signUp();
+    const db = t.runtime.ctx.db;
+    const target = await seedTarget(db, userId, 'cve.example');
+    const scan = await seedScan(db, userId, target.id, new Date());
+    const cve = await seedCveFinding(
+      db,
+      { userId, targetId: target.id, scanId: scan.id },
+      { key: 'k', cve: 'CVE-2', tech: 'jquery', version: '1', severity: 'medium', host: 'www.cve.example' },
+    );
+    const risk = async () =>
+      (await client(t.app, token).get<{ data: TDashboardInfo }>('/main/get_dashboard_info')).body.data
+        .targets_risk[0];
+    expect(await risk()).toMatchObject({ risk_score: 10, grade: 'B' });
+    await sql.query('update findings_exploit_db set epss_score = 0.6 where id = $1', [cve.id]);
+    expect(await risk()).toMatchObject({ risk_score: 22, grade: 'B' });
+    await sql.query('update findings_exploit_db set kev = true where id = $1', [cve.id]);
+    expect(await risk()).toMatchObject({ risk_score: 70, grade: 'D' });
+  });
+
   it('isolation and malformed queries', async () => {
     const owner = await signUp();
     const other = await signUp();

@@ -109,8 +109,15 @@ describe('intel CLI', () => {
     expect(status).toMatch(/^epss +records +2 .*\n {8}last error \S+: epss: HTTP 404/m);
     expect(status).toMatch(/^CVE database: 4 records, current$/m);
     expect(status).toMatch(/^leak providers: hibp, dehashed; local leak index: 0 records$/m);
-    const scheduled = await cli(t, { ...urls(), INTEL_SYNC: 'true' }, 'intel', 'status');
+    const scheduled = await cli(
+      t,
+      { ...urls(), INTEL_SYNC: 'true', INTEL_SOURCES: 'nvd,kev,retire' },
+      'intel',
+      'status',
+    );
     expect(scheduled).toMatch(/^kev .* next run \d{4}-\d\d-\d\dT\d\d:17:00Z$/m);
+    // A source turned off (INTEL_SOURCES) says so, and keeps what it loaded.
+    expect(scheduled).toMatch(/^epss +records +2 .* off$/m);
     expect(scheduled).toMatch(
       /^leak providers: none configured \(set HIBP_API_KEY, LEAKCHECK_API_KEY or DEHASHED_API_KEY\)/m,
     );

@@ -6,6 +6,8 @@ import { fileURLToPath } from 'node:url';
 import type { TEvent, TIntelDatabase, TReport } from '@perimeter/contracts';
 import { LAB_CVE_FEED_PATH, type Lab, startLab } from '@perimeter/lab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { intelSources } from '../src/db/schema/index.ts';
+import { logDatabaseNotice } from '../src/modules/intel/intel-service.ts';
 import { syncSource } from '../src/modules/intel/intel-sync.ts';
 import { importCveSources } from '../src/modules/scans/scans-intel-service.ts';
 import { createTestApp, type TestApp } from './support/app.ts';
@@ -26,7 +28,8 @@ import {
  * KEV and EPSS joined to the CVE events of real lab scans (lab 127.0.237.x, sources mirrored on
  * 127.0.236.1): the "database empty" and "leak check not configured" notices, the known-exploited
  * filter, the EPSS sort, the fix-first order of the report, the backport note of a distribution
- * banner, and a later KEV sync reaching findings already stored.
+ * banner, a later KEV sync reaching findings already stored, and a database older than
+ * INTEL_STALE_DAYS (3 here) said stale.
  */
 const DOMAIN = 'acme.test';
 let lab: Lab;
@@ -41,7 +44,11 @@ beforeAll(async () => {
   lab = await startLab({ subnet: '127.0.237', dnsPort: 0 });
   mirror = await IntelMirror.start('127.0.236.1');
   t = await createTestApp(
-    labEnv(lab, { INTEL_KEV_URL: `${mirror.url}/kev.json`, INTEL_EPSS_URL: `${mirror.url}/epss.csv.gz` }),
+    labEnv(lab, {
+      INTEL_KEV_URL: `${mirror.url}/kev.json`,
+      INTEL_EPSS_URL: `${mirror.url}/epss.csv.gz`,
+      INTEL_STALE_DAYS: '3',
+    }),
   );
   boss = await startWorkers(t);
   ({ api, token } = await signUp(t, 'business'));
@@ -190,5 +197,36 @@ describe('vulnerability intelligence in lab scans', () => {
     ]);
     expect(await syncSource(t.runtime.ctx, 'kev', opts)).toMatchObject({ status: 'ok', records: 1 });
     expect(unique((await cves({ known_exploited: true })).map((e) => e.cve))).toEqual(['CVE-2016-6210']);
+  }, 200_000);
+
+  it('a database not updated for INTEL_STALE_DAYS is said stale: the CVE tab, the scan summary, the start-up log', async () => {
+    const ctx = t.runtime.ctx;
+    const fiveDaysAgo = new Date(Date.now() - 5 * 86_400_000);
+    await ctx.db.update(intelSources).set({ lastSuccessAt: fiveDaysAgo });
+    const db = (await api.get<{ data: TIntelDatabase }>('/intel/database')).body.data;
+    expect(db).toMatchObject({
+      state: 'stale',
+      stale_after_days: 3,
+      last_success_at: fiveDaysAgo.toISOString(),
+    });
+    expect(db.cve_records).toBeGreaterThan(0);
+
+    const scanId = await cveScan();
+    expect((await report(scanId)).summary.notices).toEqual([
+      'leak_check_not_configured',
+      'cve_database_stale',
+    ]);
+
+    const warned: string[] = [];
+    const logger = Object.assign(Object.create(ctx.logger), {
+      warn: (line: string) => warned.push(line),
+      info: () => {},
+    });
+    await logDatabaseNotice({ ...ctx, logger });
+    expect(warned).toEqual([
+      expect.stringMatching(
+        /^The CVE database \(\d+ records\) has not been updated since \d{4}-\d\d-\d\d \(stale after 3 days\) — run `npm run cli -- intel sync`/,
+      ),
+    ]);
   }, 200_000);
 });

@@ -1,10 +1,12 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { matchProduct } from '@perimeter/engine';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { intelSources, vulnEpss, vulnKev, vulnRecords } from '../src/db/schema/index.ts';
-import { claimLease, sourceRow } from '../src/modules/intel/intel-repo.ts';
+import { claimLease, saveCursor, sourceRow } from '../src/modules/intel/intel-repo.ts';
 import { type SyncOptions, syncSource } from '../src/modules/intel/intel-sync.ts';
+import { PgVulnStore } from '../src/modules/scans/scans-intel-repo.ts';
 import type { AppContext } from '../src/server/context.ts';
 import { createTestApp, type TestApp } from './support/app.ts';
 import {
@@ -95,6 +97,11 @@ describe('NVD CVE API 2.0', () => {
     expect(row?.lastSuccessAt).not.toBeNull();
     expect(row?.records).toBe(5);
     expect(row?.leaseOwner).toBeNull();
+    // The CPE configurations are stored: record 0 (f5 nginx, versionEndExcluding 1.0.0) matches up to its edge.
+    const ids = async (version: string) =>
+      (await matchProduct(new PgVulnStore(ctx.db), { name: 'nginx', version })).map((m) => m.record.id);
+    expect(await ids('0.9.9')).toContain(records.get(0)?.id);
+    expect(await ids('1.0.0')).not.toContain(records.get(0)?.id);
   });
 
   it('pages with startIndex until totalResults', async () => {
@@ -176,6 +183,14 @@ describe('NVD CVE API 2.0', () => {
       'test-nvd-key',
       'test-nvd-key',
     ]);
+  });
+
+  it('429 waits as long as Retry-After says, 5xx backs off; both are retried', async () => {
+    mirror.fault = (_req, n) =>
+      n === 1 ? { status: 429, headers: { 'retry-after': '7' } } : n === 2 ? 503 : undefined;
+    expect(await syncSource(ctx, 'nvd', opts())).toMatchObject({ status: 'ok', records: 5 });
+    expect(sleeps).toEqual([7000, 200]);
+    expect(nvdQueries().map((q) => q.startIndex)).toEqual(['0', '0', '0']);
   });
 
   it('keeps to 5 requests per rolling 30 s without a key (no override), 50 with one', async () => {
@@ -262,14 +277,27 @@ describe('NVD CVE API 2.0', () => {
     },
   );
 
-  it('runs one at a time: a held lease makes a second run busy; an expired one is taken over', async () => {
+  it('runs one at a time: a held lease makes a second run busy; a crashed run’s expired lease is taken over from its cursor', async () => {
+    // worker-a died after storing the page at startIndex 0–3: its lease and cursor stay behind.
     expect(await claimLease(ctx.db, 'nvd', 'worker-a', 600)).toBe(true);
+    await saveCursor(
+      ctx.db,
+      'nvd',
+      'worker-a',
+      { mode: 'full', startIndex: 4, startedAt: T0.toISOString() },
+      600,
+    );
     expect(await syncSource(ctx, 'nvd', opts({ owner: 'cli-b' }))).toMatchObject({ status: 'busy' });
     expect(mirror.requests).toHaveLength(0);
     await ctx.db.update(intelSources).set({ leaseUntil: new Date(Date.now() - 1000) });
-    expect(await syncSource(ctx, 'nvd', opts({ owner: 'cli-b' }))).toMatchObject({
+    expect(await syncSource(ctx, 'nvd', opts({ owner: 'cli-b', pageSize: 2 }))).toMatchObject({
       status: 'ok',
-      records: 5,
+      records: 1,
+    });
+    expect(nvdQueries().map((q) => q.startIndex)).toEqual(['4']);
+    expect((await sourceRow(ctx.db, 'nvd'))?.cursor).toMatchObject({
+      mode: 'incremental',
+      since: T0.toISOString(),
     });
   });
 });

@@ -105,8 +105,14 @@ export interface MirrorRequest {
   headers: IncomingMessage['headers'];
 }
 
-/** A fault for one request: drop the connection mid-body, answer a status, or a malformed page. */
-export type Fault = 'drop' | 'malformed' | 'not-json' | number | undefined;
+/** A fault for one request: drop the connection mid-body, answer a status (with headers), or a malformed page. */
+export type Fault =
+  | 'drop'
+  | 'malformed'
+  | 'not-json'
+  | number
+  | { status: number; headers: Record<string, string> }
+  | undefined;
 
 export interface NvdSource {
   count: number;
@@ -156,6 +162,12 @@ export class IntelMirror {
     const fault = this.fault(r, this.requests.length);
     if (typeof fault === 'number') {
       res.writeHead(fault, { 'content-type': 'text/plain' }).end(`status ${fault}`);
+      return;
+    }
+    if (typeof fault === 'object') {
+      res
+        .writeHead(fault.status, { 'content-type': 'text/plain', ...fault.headers })
+        .end(`status ${fault.status}`);
       return;
     }
     let body: Buffer;

@@ -2,7 +2,6 @@ import { and, asc, eq, gte, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.ts';
 import { scans, scanTargets, targets, users } from '../../db/schema/index.ts';
 
-/** Open = not fixed and not marked resolved. The three finding tables as one relation. */
 /**
  * A CVE's weight in the risk score (docs/risk-score.md): known exploited (CISA KEV) counts as
  * critical; an EPSS of 0.5 or more counts at least as high.
@@ -12,6 +11,7 @@ const effectiveCveSeverity = sql.raw(`case
     when epss_score >= 0.5 and severity in ('medium', 'low', 'unknown', 'info', 'informational') then 'high'
     else severity end as severity`);
 
+/** Open = not fixed and not marked resolved. The three finding tables as one relation. */
 const openFindings = (userId: string) => sql`(
   select target_id, host, severity from findings_exploit_scanner where user_id = ${userId} and status <> 'fixed' and not resolved
   union all

@@ -93,6 +93,14 @@ describe('intel pure functions', () => {
     expect(databaseNotice({ ...info, state: 'empty' }, true)).toMatch(
       /^The CVE database is empty: scans find no CVE matches until it is loaded — .*npm run cli -- intel sync/,
     );
+    expect(
+      databaseNotice(
+        { ...info, state: 'stale', cveRecords: 10, lastSuccessAt: new Date('2026-01-01T00:00:00Z') },
+        false,
+      ),
+    ).toBe(
+      'The CVE database (10 records) has not been updated since 2026-01-01 (stale after 7 days) — run `npm run cli -- intel sync` (or set INTEL_SYNC=true), or `npm run cli -- cve import <file>` on an air-gapped site.',
+    );
     expect(databaseNotice({ ...info, state: 'current' }, true)).toBeNull();
   });
 

@@ -149,6 +149,33 @@ describe('scan detail page', { timeout: 30_000 }, () => {
     expect(screen.queryByTestId('report-restricted')).toBeNull();
   });
 
+  it('says what the counts cannot show: leak check not configured, a stale CVE database', async () => {
+    const base = report();
+    stubApi(
+      doneRoutes({
+        '/main/get_user_events_data_report': () =>
+          Response.json({
+            data: report({
+              summary: { ...base.summary, notices: ['leak_check_not_configured', 'cve_database_stale'] },
+            }),
+          }),
+      }),
+    );
+    renderPage();
+    expect(await screen.findByTestId('notice-leak_check_not_configured')).toHaveTextContent(
+      'Leak check not configured',
+    );
+    expect(screen.getByTestId('notice-cve_database_stale')).toHaveTextContent(
+      'The CVE database was out of date when this scan ran',
+    );
+    // Not "Leaks (0)": nothing was checked.
+    expect(screen.getByRole('link', { name: 'Leaks: not configured' })).toHaveAttribute(
+      'href',
+      `/events/leaks/${ID}`,
+    );
+    expect(screen.queryByRole('link', { name: 'Leaks (0)' })).toBeNull();
+  });
+
   it('says when there is no previous scan to compare with', async () => {
     stubApi(
       doneRoutes({
