@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { ParsedYamlCache } from './template-compile.ts';
+import type { ParsedYamlCache } from './compile-support.ts';
 
 /**
  * Parsing YAML is most of the time a large template set takes to load (≈ 1.5 ms a template

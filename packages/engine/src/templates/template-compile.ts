@@ -1,69 +1,27 @@
-import { existsSync, readFileSync } from 'node:fs';
-import path from 'node:path';
 import { isScalar, parseDocument, visit } from 'yaml';
 import type { z } from 'zod';
 import type { Classification } from '../findings/types.ts';
-import { listPlaceholders } from '../operators/dsl/dsl-interpolate.ts';
-import { isDslFunction } from '../operators/dsl/dsl-interpreter.ts';
-import { collectDslCalls, parseDsl } from '../operators/dsl/dsl-parser.ts';
-import { SKIPPED_DSL_FUNCTIONS, UNSUPPORTED_DSL_FUNCTIONS } from '../operators/dsl/dsl-registry.ts';
-import { compileExtractor, type ExtractorDef } from '../operators/extractors/extractors.ts';
-import { compileMatcher, type MatcherDef } from '../operators/matchers/matchers.ts';
-import { OperatorCompileError } from '../operators/operator-types.ts';
-import { readsOobParts, usesOob } from '../protocols/oob/oob-markers.ts';
+import { SKIPPED_DSL_FUNCTIONS } from '../operators/dsl/dsl-registry.ts';
+import { FLOW_PROTOCOLS, PROTOCOL_KEYS, protocolCompilers } from '../protocols/compilers.ts';
+import { usesOob } from '../protocols/oob/oob-markers.ts';
+import { type CompileOptions, checkPlaceholders, TemplateCompileError } from './compile-support.ts';
 import { type CompiledFlow, compileFlow } from './flow/flow-interpreter.ts';
-import { AnnotationError, compileAnnotations } from './raw-annotations.ts';
 import {
-  type ExtractorDoc,
   type InfoDoc,
-  type MatcherDoc,
   type TemplateDoc,
   UNSUPPORTED_BLOCKS,
   UNSUPPORTED_HTTP_KEYS,
   ZTemplate,
 } from './template-schema.ts';
 import type {
-  AttackType,
-  CompiledDnsRequest,
-  CompiledHttpRequest,
-  CompiledNetworkRequest,
-  CompiledOperators,
   CompiledRequest,
-  CompiledSslRequest,
   CompiledTemplate,
   HttpPartsWanted,
   LoadOutcome,
-  RawHttpSpec,
   TemplateInfo,
 } from './template-types.ts';
 
-export class TemplateCompileError extends Error {
-  constructor(
-    readonly field: string,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'TemplateCompileError';
-  }
-}
-
-export interface CompileOptions {
-  /** Root of the templates directory; payload files are resolved inside it. */
-  templatesDir?: string;
-  /** Maximum number of lines read from a payload file. */
-  maxPayloadLines?: number;
-  /** Parsed YAML by content (see template-cache.ts): a hit skips the YAML parser. */
-  yamlCache?: ParsedYamlCache;
-}
-
-/** Parsed template documents looked up by the template's text. */
-export interface ParsedYamlCache {
-  get(source: string): unknown;
-  set(source: string, parsed: unknown): void;
-}
-
-const FLOW_PROTOCOLS = ['http', 'dns', 'tcp', 'network', 'ssl'];
-const MAX_PAYLOAD_LINES = 10000;
+export { type CompileOptions, type ParsedYamlCache, TemplateCompileError } from './compile-support.ts';
 
 /** Removes the signature line nuclei appends (`# digest: ...`), wherever it sits. */
 export function stripDigest(source: string): string {
@@ -165,105 +123,6 @@ function toInfo(doc: InfoDoc): TemplateInfo {
   };
 }
 
-const MATCHER_WAIT_FOR = /\bwait_?for\s*\(\s*(\d+(?:\.\d+)?)\s*\)/gi;
-
-function compileOperators(
-  field: string,
-  matchers: MatcherDoc[] | undefined,
-  condition: 'and' | 'or' | undefined,
-  extractors: ExtractorDoc[] | undefined,
-): CompiledOperators {
-  let waitMs = 0;
-  for (const m of matchers ?? [])
-    if (m.type === 'dsl')
-      for (const expr of m.dsl ?? [])
-        for (const w of expr.matchAll(MATCHER_WAIT_FOR)) waitMs += Number(w[1]) * 1000;
-  try {
-    return {
-      matchers: (matchers ?? []).map((m, i) => compileMatcher(m as MatcherDef, `${field}.matchers[${i}]`)),
-      condition: condition ?? 'or',
-      ...(waitMs > 0 ? { waitMs: Math.min(waitMs, MAX_WAIT_MS) } : {}),
-      extractors: (extractors ?? []).map((e, i) =>
-        compileExtractor(
-          {
-            ...e,
-            ...(e.type === 'regex' && e.group !== undefined ? { group: e.group } : {}),
-          } as ExtractorDef,
-          `${field}.extractors[${i}]`,
-        ),
-      ),
-    };
-  } catch (err) {
-    if (err instanceof OperatorCompileError) throw new TemplateCompileError(err.field, err.message);
-    throw err;
-  }
-}
-
-/**
- * The folder a payload path is relative to. nuclei resolves `helpers/…` against the corpus
- * root — the nearest folder above the template (or above the folder given) that holds a
- * `helpers/` folder — so validating `http/cves` alone still finds `helpers/wordlists/…`.
- */
-function payloadRoot(value: string, file: string, templatesDir: string | undefined): string | undefined {
-  const given = templatesDir ? path.resolve(templatesDir) : undefined;
-  if (given && existsSync(path.resolve(given, value))) return given;
-  if (!value.startsWith('helpers/')) return given;
-  for (const start of [path.dirname(path.resolve(file)), ...(given ? [given] : [])]) {
-    let dir = start;
-    for (let depth = 0; depth < 12; depth++) {
-      if (existsSync(path.join(dir, 'helpers'))) return dir;
-      const parent = path.dirname(dir);
-      if (parent === dir) break;
-      dir = parent;
-    }
-  }
-  return given;
-}
-
-function loadPayloads(
-  field: string,
-  payloads: Record<string, string[] | string> | undefined,
-  file: string,
-  options: CompileOptions,
-): Record<string, string[]> {
-  const out: Record<string, string[]> = {};
-  for (const [name, value] of Object.entries(payloads ?? {})) {
-    if (Array.isArray(value)) {
-      out[name] = value;
-      continue;
-    }
-    // A string is a file path (nuclei treats a multi-line string as inline lines).
-    if (value.includes('\n')) {
-      out[name] = value.split('\n').filter((l) => l !== '');
-      continue;
-    }
-    const rootDir = payloadRoot(value, file, options.templatesDir);
-    if (!rootDir)
-      throw new TemplateCompileError(`${field}.payloads.${name}`, 'payload file needs a templates directory');
-    const root = path.resolve(rootDir);
-    const target = path.resolve(root, value);
-    if (!target.startsWith(root + path.sep))
-      throw new TemplateCompileError(
-        `${field}.payloads.${name}`,
-        `payload file '${value}' is outside the templates directory`,
-      );
-    let text: string;
-    try {
-      text = readFileSync(target, 'utf8');
-    } catch {
-      throw new TemplateCompileError(
-        `${field}.payloads.${name}`,
-        `payload file '${value}' not found under ${root}`,
-      );
-    }
-    out[name] = text
-      .split(/\r?\n/)
-      .filter((l) => l !== '')
-      .slice(0, options.maxPayloadLines ?? MAX_PAYLOAD_LINES);
-  }
-  return out;
-}
-
 /**
  * YAML reads `00000000` or `0x1f` as numbers; template data (hex inputs, ports lists) needs
  * the text as written, so a number whose source has a leading zero or a radix stays a string.
@@ -284,95 +143,6 @@ function parseYamlKeepingDigits(source: string): unknown {
     },
   });
   return doc.toJS({ maxAliasCount: 100 });
-}
-
-/**
- * A `{{…}}` that is no expression of ours (an SSTI or JS payload, an unknown name) is sent as
- * written, as nuclei does; one that calls a nuclei helper we lack is reported.
- */
-function checkPlaceholders(field: string, texts: string[]): void {
-  for (const text of texts) {
-    for (const expr of listPlaceholders(text)) {
-      if (/^[A-Za-z_][\w.-]*$/.test(expr)) continue;
-      let calls: Set<string>;
-      try {
-        calls = collectDslCalls(parseDsl(expr));
-      } catch {
-        continue;
-      }
-      for (const name of calls)
-        if (UNSUPPORTED_DSL_FUNCTIONS.has(name.toLowerCase()) && !isDslFunction(name))
-          throw new TemplateCompileError(field, `nuclei helper '${name}' is not supported`);
-    }
-  }
-}
-
-const WAIT_FOR = /\{\{\s*wait_?for\(\s*(\d+(?:\.\d+)?)\s*\)\s*\}\}/gi;
-const MAX_WAIT_MS = 120_000;
-
-/**
- * nuclei sleeps while it fills in `{{wait_for(n)}}` and writes `true` in its place; we write
- * `true` now and let the executor wait without blocking the other templates.
- */
-function liftWaits(text: string): { text: string; waitMs: number } {
-  let waitMs = 0;
-  const out = text.replace(WAIT_FOR, (_m, seconds: string) => {
-    waitMs += Number(seconds) * 1000;
-    return 'true';
-  });
-  return { text: out, waitMs: Math.min(waitMs, MAX_WAIT_MS) };
-}
-
-function parseRaw(text: string): RawHttpSpec {
-  const annotations: Record<string, string> = {};
-  const lines = text.replace(/^\s*\n/, '').split('\n');
-  while (lines.length > 0 && /^\s*@/.test(lines[0] as string)) {
-    const line = (lines.shift() as string).trim();
-    const m = /^@([\w-]+)\s*:?\s*(.*)$/.exec(line);
-    // `@once` has no value; the others are `@name: value`.
-    if (m) annotations[(m[1] as string).toLowerCase()] = (m[2] as string).trim();
-  }
-  const rest = lines.join('\n');
-  const requestLine = rest.trimStart().split('\n')[0] ?? '';
-  // The method may be a placeholder (`{{verb}} http://… HTTP/1.1`), checked once filled in.
-  if (!/^([A-Za-z]+|\{\{[^{}]+\}\})\s+\S+/.test(requestLine.trim()))
-    throw new TemplateCompileError('raw', `invalid request line '${requestLine.trim().slice(0, 60)}'`);
-  try {
-    return { kind: 'raw', text: rest.trimStart(), annotations, annotated: compileAnnotations(annotations) };
-  } catch (err) {
-    if (err instanceof AnnotationError) throw new TemplateCompileError('raw', err.message);
-    throw err;
-  }
-}
-
-function attackOf(attack: string | undefined, payloads: Record<string, string[]>): AttackType {
-  if (attack === 'batteringram' || attack === 'pitchfork' || attack === 'clusterbomb') return attack;
-  return Object.keys(payloads).length > 1 ? 'clusterbomb' : 'batteringram';
-}
-
-function parsePorts(field: string, port: string | undefined): number[] {
-  if (port === undefined || port.trim() === '') return [];
-  return port.split(',').map((p) => {
-    const n = Number(p.trim());
-    if (!Number.isInteger(n) || n < 1 || n > 65535)
-      throw new TemplateCompileError(field, `invalid port '${p}'`);
-    return n;
-  });
-}
-
-function decodeInput(
-  field: string,
-  data: string,
-  type: string | undefined,
-): { data: Buffer | string; hex?: true } {
-  if (type === 'hex') {
-    // With placeholders the text is hex only once filled in: decoded when sent.
-    if (data.includes('{{')) return { data, hex: true };
-    const hex = data.replace(/\s+/g, '');
-    if (!/^([0-9a-fA-F]{2})*$/.test(hex)) throw new TemplateCompileError(field, 'input data is not hex');
-    return { data: Buffer.from(hex, 'hex') };
-  }
-  return { data };
 }
 
 function compileTemplateFlow(flow: string): CompiledFlow {
@@ -399,15 +169,7 @@ function findUnsupported(doc: Record<string, unknown>, source: string): string |
   for (const [name, reason] of Object.entries(SKIPPED_DSL_FUNCTIONS))
     if (new RegExp(`\\b${name}\\s*\\(`, 'i').test(source)) return reason;
   if (doc['self-contained'] === true) return 'self-contained (targets fixed external URLs)';
-  if (
-    doc.tcp === undefined &&
-    doc.network === undefined &&
-    doc.http === undefined &&
-    doc.requests === undefined &&
-    doc.dns === undefined &&
-    doc.ssl === undefined
-  )
-    return 'no supported protocol block';
+  if (PROTOCOL_KEYS.every((key) => doc[key] === undefined)) return 'no supported protocol block';
   return undefined;
 }
 
@@ -471,131 +233,15 @@ export function compileTemplateDoc(
     variables.map(([, v]) => v),
   );
 
-  const http = [...(doc.http ?? []), ...(doc.requests ?? [])];
-  http.forEach((r, i) => {
-    const field = `http[${i}]`;
-    const payloads = loadPayloads(field, r.payloads, file, options);
-    const specs: CompiledHttpRequest['specs'] = [];
-    for (const [j, written] of (r.path ?? []).entries()) {
-      const { text: p, waitMs } = liftWaits(written);
-      checkPlaceholders(`${field}.path[${j}]`, [p]);
-      specs.push({ kind: 'path', path: p, ...(waitMs ? { waitMs } : {}) });
-    }
-    for (const [j, written] of (r.raw ?? []).entries()) {
-      const { text, waitMs } = liftWaits(written);
-      checkPlaceholders(`${field}.raw[${j}]`, [text]);
-      try {
-        specs.push({ ...parseRaw(text), ...(waitMs ? { waitMs } : {}) });
-      } catch (err) {
-        if (err instanceof TemplateCompileError)
-          throw new TemplateCompileError(`${field}.raw[${j}]`, err.message);
-        throw err;
-      }
-    }
-    if (specs.length === 0) throw new TemplateCompileError(`${field}.path`, 'a request needs path or raw');
-    const method = (r.method ?? 'GET').toUpperCase();
-    if (!/^[A-Z]+$/.test(method))
-      throw new TemplateCompileError(`${field}.method`, `invalid method '${r.method}'`);
-    checkPlaceholders(`${field}.headers`, Object.values(r.headers ?? {}));
-    if (r.body !== undefined) checkPlaceholders(`${field}.body`, [r.body]);
-    index += 1;
-    requests.push({
-      protocol: 'http',
-      index,
-      ...(r.id ? { id: r.id } : {}),
-      method,
-      specs,
-      headers: r.headers ?? {},
-      ...(r.body !== undefined ? { body: r.body } : {}),
-      redirects: r.redirects === true || r['host-redirects'] === true,
-      hostRedirects: r['host-redirects'] === true && r.redirects !== true,
-      maxRedirects: r['max-redirects'] ?? 10,
-      stopAtFirstMatch: r['stop-at-first-match'] === true,
-      cookieReuse: r['cookie-reuse'] === true || r['disable-cookie'] !== true,
-      reqCondition: r['req-condition'] === true,
-      ...(r['max-size'] !== undefined ? { maxSize: r['max-size'] } : {}),
-      unsafe: r.unsafe === true && (r.raw ?? []).length > 0,
-      readAll: r['read-all'] === true,
-      payloads,
-      attack: attackOf(r.attack, payloads),
-      operators: compileOperators(field, r.matchers, r['matchers-condition'], r.extractors),
-      ...(readsOobParts([r.matchers, r.extractors]) ? { oobOperators: true } : {}),
+  const blocks = doc as Record<string, unknown[] | undefined>;
+  for (const compiler of protocolCompilers) {
+    const docs = compiler.keys.flatMap((key) => blocks[key] ?? []);
+    docs.forEach((r, i) => {
+      index += 1;
+      const compiled = compiler.compile(r as never, `${compiler.field}[${i}]`, { file, options });
+      requests.push({ ...compiled, index } as CompiledRequest);
     });
-  });
-
-  (doc.dns ?? []).forEach((r, i) => {
-    const field = `dns[${i}]`;
-    checkPlaceholders(`${field}.name`, [r.name]);
-    const payloads = loadPayloads(field, r.payloads, file, options);
-    index += 1;
-    requests.push({
-      protocol: 'dns',
-      index,
-      name: r.name,
-      type: r.type,
-      recursion: r.recursion !== false,
-      retries: r.retries ?? 1,
-      payloads,
-      attack: attackOf(undefined, payloads),
-      operators: compileOperators(field, r.matchers, r['matchers-condition'], r.extractors),
-      ...(readsOobParts([r.matchers, r.extractors]) ? { oobOperators: true } : {}),
-    });
-  });
-
-  [...(doc.tcp ?? []), ...(doc.network ?? [])].forEach((r, i) => {
-    const field = `tcp[${i}]`;
-    const hosts = [...(r.host ?? []), ...(r.address ?? [])];
-    if (hosts.length === 0) throw new TemplateCompileError(`${field}.host`, 'no host');
-    checkPlaceholders(`${field}.host`, hosts);
-    const inputs = (r.inputs ?? []).map((inp, j) => {
-      const data = inp.data ?? '';
-      checkPlaceholders(`${field}.inputs[${j}].data`, [data]);
-      return {
-        ...decodeInput(`${field}.inputs[${j}].data`, data, inp.type),
-        ...(inp.read !== undefined ? { read: inp.read } : {}),
-        ...(inp.name !== undefined ? { name: inp.name } : {}),
-      };
-    });
-    const payloads = loadPayloads(field, r.payloads, file, options);
-    index += 1;
-    requests.push({
-      protocol: 'network',
-      index,
-      hosts,
-      ports: parsePorts(`${field}.port`, r.port),
-      inputs,
-      readSize: r['read-size'] ?? 1024,
-      ...(/\bjarm\s*\(/i.test(JSON.stringify([r.matchers ?? [], r.extractors ?? []])) ? { jarm: true } : {}),
-      payloads,
-      attack: attackOf(undefined, payloads),
-      operators: compileOperators(field, r.matchers, r['matchers-condition'], r.extractors),
-      ...(readsOobParts([r.matchers, r.extractors]) ? { oobOperators: true } : {}),
-    } satisfies CompiledNetworkRequest);
-  });
-
-  (doc.ssl ?? []).forEach((r, i) => {
-    const field = `ssl[${i}]`;
-    checkPlaceholders(`${field}.address`, [r.address]);
-    for (const [key, v] of [
-      ['min_version', r.min_version],
-      ['max_version', r.max_version],
-    ] as const) {
-      if (v !== undefined && !TLS_VERSIONS[v.toLowerCase()])
-        throw new TemplateCompileError(`${field}.${key}`, `unknown TLS version '${v}'`);
-    }
-    index += 1;
-    requests.push({
-      protocol: 'ssl',
-      index,
-      address: r.address,
-      ...(r.min_version ? { minVersion: r.min_version.toLowerCase() } : {}),
-      ...(r.max_version ? { maxVersion: r.max_version.toLowerCase() } : {}),
-      payloads: {},
-      attack: 'batteringram',
-      operators: compileOperators(field, r.matchers, r['matchers-condition'], r.extractors),
-      ...(readsOobParts([r.matchers, r.extractors]) ? { oobOperators: true } : {}),
-    } satisfies CompiledSslRequest);
-  });
+  }
 
   if (requests.length === 0) throw new TemplateCompileError('(root)', 'no requests');
   const words = wordsOf(doc);
@@ -616,7 +262,7 @@ export function compileTemplateDoc(
 }
 
 const INDEXED = /^[A-Za-z][A-Za-z0-9_]*_\d+$/;
-const FLOW_PART = /^(?:http|dns|tcp|network|ssl)_(\d+)_([A-Za-z][A-Za-z0-9_]*)$/;
+const FLOW_PART = new RegExp(`^(?:${FLOW_PROTOCOLS.join('|')})_(\\d+)_([A-Za-z][A-Za-z0-9_]*)$`);
 
 /** `body_2`-style names, and the `host_1` a flow's `template.http_1_host` reads. */
 function indexedPartsOf(words: Set<string>): string[] {
@@ -664,15 +310,3 @@ function httpPartsOf(words: Set<string>): HttpPartsWanted {
     title: words.has('title'),
   };
 }
-
-/** nuclei's TLS version names → Node's. SSLv3 is not offered by Node and fails cleanly. */
-export const TLS_VERSIONS: Record<string, string> = {
-  sslv3: 'SSLv3',
-  ssl30: 'SSLv3',
-  tls10: 'TLSv1',
-  tls11: 'TLSv1.1',
-  tls12: 'TLSv1.2',
-  tls13: 'TLSv1.3',
-};
-
-export type { CompiledDnsRequest, CompiledHttpRequest };

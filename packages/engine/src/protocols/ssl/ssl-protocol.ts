@@ -2,8 +2,8 @@ import { X509Certificate } from 'node:crypto';
 import tls, { type PeerCertificate, type SecureVersion } from 'node:tls';
 import type { DslValue } from '../../operators/dsl/dsl-functions.ts';
 import { interpolate } from '../../operators/dsl/dsl-interpolate.ts';
-import { TLS_VERSIONS } from '../../templates/template-compile.ts';
 import type { ProtocolExecutor } from '../../templates/template-runner.ts';
+import { TLS_VERSIONS } from './ssl-compile.ts';
 
 export interface TlsInfo {
   host: string;
