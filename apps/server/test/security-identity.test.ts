@@ -1,4 +1,3 @@
-import { SignJWT } from 'jose';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/lib/config/index.ts';
@@ -262,62 +261,6 @@ describe('live links at rest', () => {
     } finally {
       await t.close();
     }
-  });
-});
-
-describe('onboarding gate and tokens', () => {
-  it('refuses everything but the profile and onboarding to an unverified account', async () => {
-    await withApp({}, async (t, sql) => {
-      const user = await register(t);
-      const login = await client(t.app).post<{ data: { access: string } }>('/users/auth/login/', {
-        email: user.email,
-        password: PASSWORD,
-      });
-      const api = client(t.app, login.body.data.access);
-      const refused = [
-        await api.post('/main/user_target/add_targets', { targets: ['example.com'] }),
-        await api.post('/users/webhooks/create', { url: 'https://hooks.example.com/x' }),
-        await api.get('/users/get_checkout_sessions_link?plan=starter&period=monthly'),
-        await api.get('/main/user_target/get_targets'),
-        await api.get('/menu/dashboard'),
-      ];
-      for (const res of refused) {
-        expect(res.status).toBe(403);
-        expect(res.body).toMatchObject({
-          code: 'forbidden',
-          detail: expect.stringMatching(/Confirm your e-mail/),
-        });
-      }
-      expect((await api.get('/users/user/')).status).toBe(200);
-      expect((await api.put('/users/user/', { tz: 'Europe/Berlin' })).status).toBe(200);
-      expect((await api.post('/users/agreement_confirm', { accepted: true })).status).toBe(200);
-      expect((await api.post('/users/auth/app/activate/')).status).toBe(200);
-      await sql.query('update users set email_verified = true where email = $1', [user.email]);
-      expect((await api.get('/main/user_target/get_targets')).status).toBe(200);
-    });
-  });
-
-  it('refuses a signed token without an expiry', async () => {
-    await withApp({}, async (t, sql) => {
-      const user = await register(t);
-      await sql.query('update users set email_verified = true where email = $1', [user.email]);
-      const login = await client(t.app).post<{ data: { access: string } }>('/users/auth/login/', {
-        email: user.email,
-        password: PASSWORD,
-      });
-      const claims = JSON.parse(Buffer.from(login.body.data.access.split('.')[1]!, 'base64url').toString());
-      const key = new TextEncoder().encode(TEST_JWT_SECRET);
-      const build = () =>
-        new SignJWT({ fam: claims.fam, typ: 'access' })
-          .setProtectedHeader({ alg: 'HS256' })
-          .setSubject(claims.sub)
-          .setIssuer('perimeter')
-          .setIssuedAt();
-      const forever = await build().sign(key);
-      const expiring = await build().setExpirationTime('5m').sign(key);
-      expect((await client(t.app, forever).get('/users/user/')).status).toBe(401);
-      expect((await client(t.app, expiring).get('/users/user/')).status).toBe(200);
-    });
   });
 });
 
