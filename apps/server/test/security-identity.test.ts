@@ -159,6 +159,28 @@ describe('brute force and spraying', () => {
     });
   }, 60_000);
 
+  it('counts attempts sent all at once before checking any: no more guesses than the lock allows', async () => {
+    await withApp({ AUTH_FAILURE_DELAY_MS: '1' }, async (t, sql) => {
+      const user = await register(t);
+      // Every attempt in flight together, each from its own address: a check made before any
+      // of them failed would let all 30 guesses through.
+      const statuses = (
+        await Promise.all(
+          Array.from({ length: 30 }, (_, i) => loginFrom(t, `127.0.56.${i + 1}`, user.email, `guess-${i}`)),
+        )
+      ).map((res) => res.statusCode);
+      expect(statuses.filter((s) => s === 401)).toHaveLength(10);
+      expect(statuses.filter((s) => s === 429)).toHaveLength(20);
+      expect((await loginFrom(t, '127.0.56.200', user.email, PASSWORD)).statusCode).toBe(429);
+      await t.runtime.ctx.accountMail.drain();
+      const { rows } = await sql.query(
+        `select 1 from mail_outbox where "to" = $1 and kind = 'account_locked'`,
+        [user.email],
+      );
+      expect(rows).toHaveLength(1);
+    });
+  }, 60_000);
+
   it('progressive delay: none for three failures, then doubling up to a cap', () => {
     expect([1, 2, 3, 4, 5, 6, 7, 8, 20].map((n) => failureDelayMs(n, 250))).toEqual([
       0, 0, 0, 250, 500, 1000, 2000, 4000, 4000,
