@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/lib/config/index.ts';
 import { createLogger } from '../src/lib/logger.ts';
 import { failureDelayMs } from '../src/modules/limits/limits-service.ts';
-import { redactExpiredMail } from '../src/modules/mail/mail-service.ts';
+import { readOutbox, redactExpiredMail } from '../src/modules/mail/mail-service.ts';
 import { buildApp } from '../src/server/app.ts';
 import { openRuntime } from '../src/server/runtime.ts';
 import {
@@ -293,6 +293,23 @@ describe('live links at rest', () => {
       const after = await sql.query('select text from mail_outbox where "to" = $1', [input.email]);
       expect(after.rows[0].text).not.toMatch(/verify\/[A-Za-z0-9_-]{20,}/);
       expect(after.rows[0].text).toContain('/account/confirm-email/verify/[removed]');
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('keeps outbox links (no SMTP) only until `cli mail outbox` showed them once', async () => {
+    const t = await createTestApp();
+    try {
+      const input = newUserInput();
+      await client(t.app).post('/users/auth/registration/', input);
+      await t.runtime.ctx.accountMail.drain();
+      const live = /verify\/[A-Za-z0-9_-]{20,}/;
+      const shown = (await readOutbox(t.runtime.ctx.db, 10)).find((row) => row.to === input.email);
+      expect(shown?.text).toMatch(live);
+      const again = (await readOutbox(t.runtime.ctx.db, 10)).find((row) => row.to === input.email);
+      expect(again?.text).not.toMatch(live);
+      expect(again?.text).toContain('/account/confirm-email/verify/[removed]');
     } finally {
       await t.close();
     }

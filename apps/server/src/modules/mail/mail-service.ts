@@ -1,7 +1,14 @@
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { Db } from '../../db/client.ts';
 import type { Logger } from '../../lib/logger.ts';
-import { insertMail, listExpiredLinkMail, markMail, replaceMailBody } from './mail-repo.ts';
+import {
+  insertMail,
+  listExpiredLinkMail,
+  listRecentMail,
+  markMail,
+  type OutboxRow,
+  replaceMailBody,
+} from './mail-repo.ts';
 import { type RenderedMail, redactLinks } from './mail-templates.ts';
 
 export interface Mailer {
@@ -57,4 +64,15 @@ export async function redactExpiredMail(db: Db): Promise<number> {
   const rows = await listExpiredLinkMail(db);
   for (const row of rows) await replaceMailBody(db, row.id, redactedBody(row));
   return rows.length;
+}
+
+/**
+ * The latest mails, oldest first, as `cli mail outbox` prints them. Read once: a live link
+ * returned here is taken out of the stored mail.
+ */
+export async function readOutbox(db: Db, limit: number): Promise<OutboxRow[]> {
+  const rows = (await listRecentMail(db, limit)).reverse();
+  for (const row of rows)
+    if (row.linksExpireAt && !row.redactedAt) await replaceMailBody(db, row.id, redactedBody(row));
+  return rows;
 }
