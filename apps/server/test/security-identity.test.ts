@@ -81,31 +81,46 @@ describe('account enumeration by timing', () => {
         ['/users/auth/login/', (email) => ({ email, password: 'not the password' }), 401],
         ['/users/auth/registration/', newcomer, 201],
       ];
-      const report: string[] = [];
-      for (const [url, body, status] of endpoints) {
+      /** Trimmed means of known and unknown tries, interleaved so load changes hit both alike. */
+      const measure = async (
+        url: string,
+        body: (email: string) => unknown,
+        status: number,
+        round: number,
+      ) => {
         const times: Record<'known' | 'unknown', number[]> = { known: [], unknown: [] };
-        // Warm-up, then interleaved so load changes hit both sides alike.
-        for (let i = 0; i < 5; i += 1) await client(t.app).post(url, body(`warm${i}@example.com`));
+        for (let i = 0; i < 5; i += 1) await client(t.app).post(url, body(`warm${round}-${i}@example.com`));
         for (let i = 0; i < TRIES; i += 1) {
           for (const kind of i % 2 === 0
             ? (['known', 'unknown'] as const)
             : (['unknown', 'known'] as const)) {
-            const email = kind === 'known' ? known.email : `nobody${i}@example.com`;
+            const email = kind === 'known' ? known.email : `nobody${round}-${i}@example.com`;
             const started = process.hrtime.bigint();
             const res = await client(t.app).post(url, body(email));
             times[kind].push(Number(process.hrtime.bigint() - started) / 1e6);
             expect(res.status).toBe(status);
+            // The mail goes out after the answer; let it finish before the next try is timed.
+            await t.runtime.ctx.accountMail.drain();
           }
         }
         const k = trimmedMean(times.known);
         const u = trimmedMean(times.unknown);
-        report.push(`${url}: known ${k.toFixed(2)} ms, unknown ${u.toFixed(2)} ms`);
+        return {
+          ratio: Math.max(k, u) / Math.min(k, u),
+          text: `${url}: known ${k.toFixed(2)} ms, unknown ${u.toFixed(2)} ms`,
+        };
+      };
+      const report: string[] = [];
+      for (const [url, body, status] of endpoints) {
+        let result = await measure(url, body, status, 0);
+        // A load spike on a shared machine gets one second measurement; a real difference (the old
+        // ~2.7) fails both.
+        if (result.ratio >= 1.5) result = await measure(url, body, status, 1);
+        report.push(result.text);
         // Before: ~11 ms against ~4 ms (ratio ~2.7). The same work now: the ratio stays near 1.
-        expect(Math.max(k, u) / Math.min(k, u), report.join('; ')).toBeLessThan(1.5);
+        expect(result.ratio, report.join('; ')).toBeLessThan(1.5);
       }
       console.info(`timing (trimmed means of ${TRIES}): ${report.join('; ')}`);
-      // The mails still go out, after the answer.
-      await t.runtime.ctx.accountMail.drain();
     });
   }, 180_000);
 });
