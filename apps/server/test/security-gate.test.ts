@@ -1,5 +1,4 @@
 import { SignJWT } from 'jose';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   client,
@@ -15,16 +14,13 @@ import {
  * webhooks and open checkout through the API. And a signed token without `exp` was accepted.
  */
 let t: TestApp;
-let sql: pg.Client;
 beforeAll(async () => {
   t = await createTestApp();
-  sql = new pg.Client({ connectionString: t.databaseUrl });
-  await sql.connect();
 });
-afterAll(async () => {
-  await sql?.end();
-  await t?.close();
-});
+afterAll(async () => t?.close());
+
+const confirmAddress = (email: string) =>
+  t.runtime.ctx.database.pool.query('update users set email_verified = true where email = $1', [email]);
 
 /** A registered, signed-in account whose address is not confirmed yet. */
 async function unverifiedAccount() {
@@ -103,7 +99,7 @@ describe('onboarding gate on the server', () => {
     expect((await api.put('/users/user/', { tz: 'Europe/Berlin' })).status).toBe(200);
     expect((await api.post('/users/agreement_confirm', { accepted: true })).status).toBe(200);
     expect((await api.post('/users/auth/app/activate/')).status).toBe(200);
-    await sql.query('update users set email_verified = true where email = $1', [user.email]);
+    await confirmAddress(user.email);
     expect((await api.get('/main/user_target/get_targets')).status).toBe(200);
   });
 });
@@ -111,7 +107,7 @@ describe('onboarding gate on the server', () => {
 describe('tokens', () => {
   it('refuses a signed token without an expiry', async () => {
     const user = await unverifiedAccount();
-    await sql.query('update users set email_verified = true where email = $1', [user.email]);
+    await confirmAddress(user.email);
     const claims = JSON.parse(Buffer.from(user.token.split('.')[1]!, 'base64url').toString());
     const key = new TextEncoder().encode(TEST_JWT_SECRET);
     const build = () =>
