@@ -10,8 +10,7 @@ import { createLogger } from './lib/logger.ts';
 import { assignPlan } from './modules/billing/billing-service.ts';
 import { nextCronRun } from './modules/intel/intel-jobs.ts';
 import { intelCommand } from './modules/intel/intel-service.ts';
-import { listRecentMail, replaceMailBody } from './modules/mail/mail-repo.ts';
-import { redactedBody } from './modules/mail/mail-service.ts';
+import { readOutbox } from './modules/mail/mail-service.ts';
 import { cveCommand, leaksCommand } from './modules/scans/scans-intel-service.ts';
 import { TemplateSetError, templatesCommand } from './modules/templates/templates-service.ts';
 import { openRuntime, type Runtime } from './server/runtime.ts';
@@ -75,15 +74,10 @@ const commands: Record<string, Command> = {
       options: { limit: { type: 'string' } },
     });
     if (positionals[0] !== 'outbox') throw new UsageError('Only "mail outbox" exists.');
-    const rows = await listRecentMail(runtime.ctx.db, Number(values.limit ?? 10));
-    for (const row of rows.reverse()) {
+    for (const row of await readOutbox(runtime.ctx.db, Number(values.limit ?? 10)))
       console.log(
         `--- ${row.createdAt.toISOString()} to ${row.to} [${row.status}] ${row.subject}\n${row.text}`,
       );
-      // Read once: a live link printed here is taken out of the stored mail.
-      if (row.linksExpireAt && !row.redactedAt)
-        await replaceMailBody(runtime.ctx.db, row.id, redactedBody(row));
-    }
   },
   async plans(runtime, args) {
     const [action, email, plan] = args;

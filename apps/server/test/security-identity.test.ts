@@ -1,10 +1,9 @@
-import { SignJWT } from 'jose';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/lib/config/index.ts';
 import { createLogger } from '../src/lib/logger.ts';
 import { failureDelayMs } from '../src/modules/limits/limits-service.ts';
-import { redactExpiredMail } from '../src/modules/mail/mail-service.ts';
+import { readOutbox, redactExpiredMail } from '../src/modules/mail/mail-service.ts';
 import { buildApp } from '../src/server/app.ts';
 import { openRuntime } from '../src/server/runtime.ts';
 import {
@@ -65,37 +64,65 @@ function trimmedMean(values: number[]): number {
 }
 
 describe('account enumeration by timing', () => {
-  it('answers reset and resend in the same time for known and unknown addresses', async () => {
-    await withApp({}, async (t) => {
+  it('answers reset, resend, sign-in and registration in the same time for known and unknown addresses', async () => {
+    const env = {
+      AUTH_ACCOUNT_LOCK_AFTER: '1000',
+      AUTH_FAILURES_PER_ADDRESS: '100000',
+      AUTH_FAILURE_DELAY_MS: '0',
+    };
+    await withApp(env, async (t) => {
       const known = await register(t);
       const TRIES = 32;
-      const report: string[] = [];
-      for (const url of ['/users/auth/password/reset/', '/users/auth/registration/resend-email/']) {
+      const newcomer = (email: string) => ({ ...newUserInput(), email });
+      // Each endpoint: what it is sent for a known and an unknown address, and the answer both get.
+      const endpoints: [string, (email: string) => unknown, number][] = [
+        ['/users/auth/password/reset/', (email) => ({ email }), 200],
+        ['/users/auth/registration/resend-email/', (email) => ({ email }), 200],
+        ['/users/auth/login/', (email) => ({ email, password: 'not the password' }), 401],
+        ['/users/auth/registration/', newcomer, 201],
+      ];
+      /** Trimmed means of known and unknown tries, interleaved so load changes hit both alike. */
+      const measure = async (
+        url: string,
+        body: (email: string) => unknown,
+        status: number,
+        round: number,
+      ) => {
         const times: Record<'known' | 'unknown', number[]> = { known: [], unknown: [] };
-        // Warm-up, then interleaved so load changes hit both sides alike.
-        for (let i = 0; i < 5; i += 1) await client(t.app).post(url, { email: `warm${i}@example.com` });
+        for (let i = 0; i < 5; i += 1) await client(t.app).post(url, body(`warm${round}-${i}@example.com`));
         for (let i = 0; i < TRIES; i += 1) {
           for (const kind of i % 2 === 0
             ? (['known', 'unknown'] as const)
             : (['unknown', 'known'] as const)) {
-            const email = kind === 'known' ? known.email : `nobody${i}@example.com`;
+            const email = kind === 'known' ? known.email : `nobody${round}-${i}@example.com`;
             const started = process.hrtime.bigint();
-            const res = await client(t.app).post(url, { email });
+            const res = await client(t.app).post(url, body(email));
             times[kind].push(Number(process.hrtime.bigint() - started) / 1e6);
-            expect(res.status).toBe(200);
+            expect(res.status).toBe(status);
+            // The mail goes out after the answer; let it finish before the next try is timed.
+            await t.runtime.ctx.accountMail.drain();
           }
         }
         const k = trimmedMean(times.known);
         const u = trimmedMean(times.unknown);
-        report.push(`${url}: known ${k.toFixed(2)} ms, unknown ${u.toFixed(2)} ms`);
+        return {
+          ratio: Math.max(k, u) / Math.min(k, u),
+          text: `${url}: known ${k.toFixed(2)} ms, unknown ${u.toFixed(2)} ms`,
+        };
+      };
+      const report: string[] = [];
+      for (const [url, body, status] of endpoints) {
+        let result = await measure(url, body, status, 0);
+        // A load spike on a shared machine gets one second measurement; a real difference (the old
+        // ~2.7) fails both.
+        if (result.ratio >= 1.5) result = await measure(url, body, status, 1);
+        report.push(result.text);
         // Before: ~11 ms against ~4 ms (ratio ~2.7). The same work now: the ratio stays near 1.
-        expect(Math.max(k, u) / Math.min(k, u), report.join('; ')).toBeLessThan(1.5);
+        expect(result.ratio, report.join('; ')).toBeLessThan(1.5);
       }
       console.info(`timing (trimmed means of ${TRIES}): ${report.join('; ')}`);
-      // The mails still go out, after the answer.
-      await t.runtime.ctx.accountMail.drain();
     });
-  }, 120_000);
+  }, 180_000);
 });
 
 describe('brute force and spraying', () => {
@@ -157,6 +184,28 @@ describe('brute force and spraying', () => {
         await app2.close();
         await second.close();
       }
+    });
+  }, 60_000);
+
+  it('counts attempts sent all at once before checking any: no more guesses than the lock allows', async () => {
+    await withApp({ AUTH_FAILURE_DELAY_MS: '1' }, async (t, sql) => {
+      const user = await register(t);
+      // Every attempt in flight together, each from its own address: a check made before any
+      // of them failed would let all 30 guesses through.
+      const statuses = (
+        await Promise.all(
+          Array.from({ length: 30 }, (_, i) => loginFrom(t, `127.0.56.${i + 1}`, user.email, `guess-${i}`)),
+        )
+      ).map((res) => res.statusCode);
+      expect(statuses.filter((s) => s === 401)).toHaveLength(10);
+      expect(statuses.filter((s) => s === 429)).toHaveLength(20);
+      expect((await loginFrom(t, '127.0.56.200', user.email, PASSWORD)).statusCode).toBe(429);
+      await t.runtime.ctx.accountMail.drain();
+      const { rows } = await sql.query(
+        `select 1 from mail_outbox where "to" = $1 and kind = 'account_locked'`,
+        [user.email],
+      );
+      expect(rows).toHaveLength(1);
     });
   }, 60_000);
 
@@ -263,61 +312,22 @@ describe('live links at rest', () => {
       await t.close();
     }
   });
-});
 
-describe('onboarding gate and tokens', () => {
-  it('refuses everything but the profile and onboarding to an unverified account', async () => {
-    await withApp({}, async (t, sql) => {
-      const user = await register(t);
-      const login = await client(t.app).post<{ data: { access: string } }>('/users/auth/login/', {
-        email: user.email,
-        password: PASSWORD,
-      });
-      const api = client(t.app, login.body.data.access);
-      const refused = [
-        await api.post('/main/user_target/add_targets', { targets: ['example.com'] }),
-        await api.post('/users/webhooks/create', { url: 'https://hooks.example.com/x' }),
-        await api.get('/users/get_checkout_sessions_link?plan=starter&period=monthly'),
-        await api.get('/main/user_target/get_targets'),
-        await api.get('/menu/dashboard'),
-      ];
-      for (const res of refused) {
-        expect(res.status).toBe(403);
-        expect(res.body).toMatchObject({
-          code: 'forbidden',
-          detail: expect.stringMatching(/Confirm your e-mail/),
-        });
-      }
-      expect((await api.get('/users/user/')).status).toBe(200);
-      expect((await api.put('/users/user/', { tz: 'Europe/Berlin' })).status).toBe(200);
-      expect((await api.post('/users/agreement_confirm', { accepted: true })).status).toBe(200);
-      expect((await api.post('/users/auth/app/activate/')).status).toBe(200);
-      await sql.query('update users set email_verified = true where email = $1', [user.email]);
-      expect((await api.get('/main/user_target/get_targets')).status).toBe(200);
-    });
-  });
-
-  it('refuses a signed token without an expiry', async () => {
-    await withApp({}, async (t, sql) => {
-      const user = await register(t);
-      await sql.query('update users set email_verified = true where email = $1', [user.email]);
-      const login = await client(t.app).post<{ data: { access: string } }>('/users/auth/login/', {
-        email: user.email,
-        password: PASSWORD,
-      });
-      const claims = JSON.parse(Buffer.from(login.body.data.access.split('.')[1]!, 'base64url').toString());
-      const key = new TextEncoder().encode(TEST_JWT_SECRET);
-      const build = () =>
-        new SignJWT({ fam: claims.fam, typ: 'access' })
-          .setProtectedHeader({ alg: 'HS256' })
-          .setSubject(claims.sub)
-          .setIssuer('perimeter')
-          .setIssuedAt();
-      const forever = await build().sign(key);
-      const expiring = await build().setExpirationTime('5m').sign(key);
-      expect((await client(t.app, forever).get('/users/user/')).status).toBe(401);
-      expect((await client(t.app, expiring).get('/users/user/')).status).toBe(200);
-    });
+  it('keeps outbox links (no SMTP) only until `cli mail outbox` showed them once', async () => {
+    const t = await createTestApp();
+    try {
+      const input = newUserInput();
+      await client(t.app).post('/users/auth/registration/', input);
+      await t.runtime.ctx.accountMail.drain();
+      const live = /verify\/[A-Za-z0-9_-]{20,}/;
+      const shown = (await readOutbox(t.runtime.ctx.db, 10)).find((row) => row.to === input.email);
+      expect(shown?.text).toMatch(live);
+      const again = (await readOutbox(t.runtime.ctx.db, 10)).find((row) => row.to === input.email);
+      expect(again?.text).not.toMatch(live);
+      expect(again?.text).toContain('/account/confirm-email/verify/[removed]');
+    } finally {
+      await t.close();
+    }
   });
 });
 

@@ -178,3 +178,36 @@ describe('user-steerable requests: what is allowed', () => {
     ).rejects.toThrow(/too large/);
   });
 });
+
+describe('user-steerable requests: time', () => {
+  let server: http.Server;
+  let port = 0;
+  beforeAll(async () => {
+    // An answer that never ends: a byte every 50 ms, each silence far shorter than the timeout.
+    server = http.createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      const drip = setInterval(() => res.write('.'), 50);
+      res.on('close', () => clearInterval(drip));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.55.1', resolve));
+    port = (server.address() as AddressInfo).port;
+  });
+  afterAll(() => {
+    server.closeAllConnections();
+    return new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  it('ends a dripping answer at the timeout of the whole request', async () => {
+    const policy = new ScopePolicy({ allowPrivate: true, allow: ['127.0.55.0/24'] });
+    const started = Date.now();
+    await expect(
+      guardedRequest(
+        `http://127.0.55.1:${port}/`,
+        { method: 'GET', timeoutMs: 400, maxBytes: 1_000_000 },
+        policy,
+      ),
+    ).rejects.toThrow(/timed out/);
+    // Generous: before, only the maximum size (hours of dripping) would have ended it.
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+});

@@ -17,6 +17,7 @@ export interface GuardedRequest {
   method: 'GET' | 'POST';
   headers?: Record<string, string | number>;
   body?: string;
+  /** The whole request, connection to the last byte, and each silence within it. */
   timeoutMs: number;
   /** The response body is read up to this many bytes; a longer one fails the request. */
   maxBytes: number;
@@ -106,9 +107,12 @@ export async function guardedRequest(
     const reject = (err: Error) => {
       if (settled) return;
       settled = true;
+      clearTimeout(deadline);
       req.destroy();
       rejectPromise(err);
     };
+    // The whole exchange, not only each silence: an answer dripped a byte at a time ends too.
+    const deadline = setTimeout(() => reject(new Error('timed out')), options.timeoutMs);
     const req = client.request(
       url,
       {
@@ -135,6 +139,7 @@ export async function guardedRequest(
         res.on('end', () => {
           if (settled) return;
           settled = true;
+          clearTimeout(deadline);
           resolvePromise({ statusCode: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') });
         });
         res.on('error', reject);

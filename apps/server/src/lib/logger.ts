@@ -48,7 +48,13 @@ export function serializeError(err: unknown): Serialized {
   return out;
 }
 
-/** A request as logged: method, path and route — never the query string, which can carry addresses and keys. */
+// Route parameters that are secrets themselves: the e-mail key and the password-reset token.
+const SECRET_PARAM = /:(key|token)\b/;
+
+/**
+ * A request as logged: method, path and route — never the query string, which can carry
+ * addresses and keys, and for routes whose path carries a secret only the route pattern.
+ */
 export function serializeRequest(req: {
   method?: string;
   url?: string;
@@ -56,10 +62,11 @@ export function serializeRequest(req: {
   ip?: string;
   id?: string;
 }) {
+  const route = req.routeOptions?.url;
   return {
     method: req.method,
-    url: (req.url ?? '').split('?')[0],
-    ...(req.routeOptions?.url ? { route: req.routeOptions.url } : {}),
+    url: route && SECRET_PARAM.test(route) ? route : (req.url ?? '').split('?')[0],
+    ...(route ? { route } : {}),
     ...(req.id ? { id: req.id } : {}),
   };
 }

@@ -19,7 +19,7 @@ import type { DbOrTx } from '../../db/client.ts';
 import { decryptSecret, encryptSecret, sha256 } from '../../lib/crypto.ts';
 import { AppError, badRequest, conflict, unauthenticated } from '../../lib/errors.ts';
 import type { AppContext } from '../../server/context.ts';
-import { recordFailure, recordSuccess, refuseIfLocked } from '../limits/limits-service.ts';
+import { attemptFailed, attemptSucceeded, attemptVoid, takeAttempt } from '../limits/limits-service.ts';
 import {
   hashPassword,
   hashRecoveryCode,
@@ -132,13 +132,13 @@ export async function login(
   password: string,
   ip: string,
 ): Promise<TLoginResponse> {
-  await refuseIfLocked(ctx, 'password', email, ip);
+  const attempt = await takeAttempt(ctx, 'password', email, ip);
   const user = await repo.findUserByEmail(ctx.db, email);
   if (!(await verifyPassword(user?.passwordHash, password)) || !user) {
-    if (await recordFailure(ctx, 'password', email, ip)) await ctx.accountMail.queue('account_locked', email);
+    if (await attemptFailed(ctx, attempt)) await ctx.accountMail.queue('account_locked', email);
     throw invalidCredentials();
   }
-  await recordSuccess(ctx, 'password', email);
+  await attemptSucceeded(ctx, attempt);
   if (user.totpEnabled) {
     const challenge = newOpaqueToken();
     await repo.insertChallenge(ctx.db, {
@@ -183,7 +183,7 @@ export async function loginWithCode(
   if (!parsed)
     throw new AppError(401, 'token_invalid', 'The sign-in session is invalid or has expired. Sign in again.');
   const owner = (await repo.findChallengeForUpdate(ctx.db, parsed.id))?.userId;
-  if (owner) await refuseIfLocked(ctx, 'code', owner, ip);
+  const attempt = owner ? await takeAttempt(ctx, 'code', owner, ip) : undefined;
   const outcome = await ctx.db.transaction(async (tx) => {
     const challenge = await repo.findChallengeForUpdate(tx, parsed.id);
     if (
@@ -219,14 +219,16 @@ export async function loginWithCode(
   });
   // The failed-attempt count must be committed, so the error is thrown after the transaction.
   if (outcome.error) {
-    if (owner && outcome.error.code === 'code_invalid' && (await recordFailure(ctx, 'code', owner, ip))) {
-      const locked = await repo.findUserById(ctx.db, owner);
-      if (locked) await ctx.accountMail.queue('account_locked', locked.email);
-    }
+    if (attempt && outcome.error.code === 'code_invalid') {
+      if (await attemptFailed(ctx, attempt)) {
+        const locked = await repo.findUserById(ctx.db, attempt.account);
+        if (locked) await ctx.accountMail.queue('account_locked', locked.email);
+      }
+    } else if (attempt) await attemptVoid(ctx, attempt);
     throw outcome.error;
   }
   const userId = outcome.user!.id;
-  await recordSuccess(ctx, 'code', userId);
+  if (attempt) await attemptSucceeded(ctx, attempt);
   const user = (await repo.findUserById(ctx.db, userId))!;
   return { ...(await issueSession(ctx, user)), user: toUserDto(user) };
 }

@@ -31,6 +31,17 @@ export async function readCounter(db: DbOrTx, key: string): Promise<Counter | un
   return row ? { hits: Number(row.hits), windowEndsAt: new Date(row.window_ends_at) } : undefined;
 }
 
+/** Gives back one hit of a live window (an attempt that turned out not to be a failure). */
+export async function releaseHit(db: DbOrTx, key: string): Promise<void> {
+  await db.execute(sql`
+    update rate_limit_counters set hits = hits - 1 where key = ${key} and hits > 0 and window_ends_at > now()`);
+}
+
+/** Moves the end of `key`'s window (its count then lasts exactly as long as a lock). */
+export async function setWindowEnd(db: DbOrTx, key: string, endsAt: Date): Promise<void> {
+  await db.execute(sql`update rate_limit_counters set window_ends_at = ${endsAt} where key = ${key}`);
+}
+
 export async function clearCounter(db: DbOrTx, key: string): Promise<void> {
   await db.execute(sql`delete from rate_limit_counters where key = ${key}`);
 }

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { rateLimited } from '../../lib/errors.ts';
 import type { AppContext } from '../../server/context.ts';
-import { clearCounter, hitCounter, readCounter } from './limits-repo.ts';
+import { clearCounter, hitCounter, readCounter, releaseHit, setWindowEnd } from './limits-repo.ts';
 
 const MINUTE = 60_000;
 
@@ -71,49 +71,79 @@ const lockKey = (scope: string, account: string) => `lock:${scope}:${account}`;
 const failKey = (scope: string, account: string) => `fail:${scope}:${account}`;
 const addressKey = (ip: string) => `fail:address:${ip}`;
 
-/**
- * Guards a sign-in step (`scope` = password or code) of one account. Accounts are keyed by the
- * address typed (password) or the user id (code), so an unknown e-mail goes through the same
- * counters and answers exactly like a known one.
- */
-export async function refuseIfLocked(ctx: AppContext, scope: string, account: string, ip: string) {
-  const policy = failurePolicy(ctx);
-  const lock = await readCounter(ctx.db, lockKey(scope, account));
-  if (lock)
-    throw rateLimited(
-      `Too many failed attempts on this account: it is locked for ${waitText(lock.windowEndsAt)}. Its owner was told by e-mail.`,
-    );
-  const byAddress = await readCounter(ctx.db, addressKey(ip));
-  if (byAddress && byAddress.hits >= policy.perAddress)
-    throw rateLimited(
-      `Too many failed sign-ins from your address. Try again in ${waitText(byAddress.windowEndsAt)}.`,
-    );
+/** One sign-in attempt, counted before its password or code is checked. */
+export interface Attempt {
+  scope: string;
+  account: string;
+  ip: string;
+  /** This attempt's place among the account's failures in the window (1 = the first). */
+  failures: number;
 }
 
 /**
- * Records a failure; returns true when this failure locked the account (the caller mails its
- * owner once), after the progressive delay.
+ * Takes one attempt at a sign-in step (`scope` = password or code) of one account, before the
+ * secret is checked: the hits are counted first, so attempts sent in parallel cannot all pass a
+ * check made before any of them failed. Refuses while the account is locked, once it has used
+ * its failures, or once the client address has used its failures over every account. Accounts
+ * are keyed by the address typed (password) or the user id (code), so an unknown e-mail goes
+ * through the same counters and answers exactly like a known one.
  */
-export async function recordFailure(
+export async function takeAttempt(
   ctx: AppContext,
   scope: string,
   account: string,
   ip: string,
-): Promise<boolean> {
+): Promise<Attempt> {
   const policy = failurePolicy(ctx);
+  const lock = await readCounter(ctx.db, lockKey(scope, account));
+  if (lock) throw lockedError(lock.windowEndsAt);
+  const byAddress = await hitCounter(ctx.db, addressKey(ip), policy.windowMs);
+  if (byAddress.hits > policy.perAddress) {
+    await releaseHit(ctx.db, addressKey(ip));
+    throw rateLimited(
+      `Too many failed sign-ins from your address. Try again in ${waitText(byAddress.windowEndsAt)}.`,
+    );
+  }
   const failures = await hitCounter(ctx.db, failKey(scope, account), policy.windowMs);
-  await hitCounter(ctx.db, addressKey(ip), policy.windowMs);
+  if (failures.hits > policy.lockAfter) {
+    await releaseHit(ctx.db, addressKey(ip));
+    throw lockedError(failures.windowEndsAt);
+  }
+  return { scope, account, ip, failures: failures.hits };
+}
+
+const lockedError = (until: Date) =>
+  rateLimited(
+    `Too many failed attempts on this account: it is locked for ${waitText(until)}. Its owner was told by e-mail.`,
+  );
+
+/**
+ * The attempt failed: its hits stay. Returns true when this failure locked the account (the
+ * caller mails its owner once), after the progressive delay.
+ */
+export async function attemptFailed(ctx: AppContext, attempt: Attempt): Promise<boolean> {
+  const policy = failurePolicy(ctx);
   let locked = false;
-  if (failures.hits === policy.lockAfter) {
-    await hitCounter(ctx.db, lockKey(scope, account), policy.lockMs);
-    await clearCounter(ctx.db, failKey(scope, account));
+  if (attempt.failures === policy.lockAfter) {
+    const lock = await hitCounter(ctx.db, lockKey(attempt.scope, attempt.account), policy.lockMs);
+    // The failures are kept (not cleared) until the lock ends: an attempt that read no lock just
+    // before it was set still finds the account over its failures, then a fresh count starts.
+    await setWindowEnd(ctx.db, failKey(attempt.scope, attempt.account), lock.windowEndsAt);
     locked = true;
   }
-  const delay = failureDelayMs(failures.hits, policy.delayBaseMs);
+  const delay = failureDelayMs(attempt.failures, policy.delayBaseMs);
   if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
   return locked;
 }
 
-export async function recordSuccess(ctx: AppContext, scope: string, account: string) {
-  await clearCounter(ctx.db, failKey(scope, account));
+/** The secret was right: the account's failures are forgotten, the address's hit given back. */
+export async function attemptSucceeded(ctx: AppContext, attempt: Attempt) {
+  await clearCounter(ctx.db, failKey(attempt.scope, attempt.account));
+  await releaseHit(ctx.db, addressKey(attempt.ip));
+}
+
+/** Neither right nor wrong (an expired sign-in session): both hits are given back. */
+export async function attemptVoid(ctx: AppContext, attempt: Attempt) {
+  await releaseHit(ctx.db, failKey(attempt.scope, attempt.account));
+  await releaseHit(ctx.db, addressKey(attempt.ip));
 }

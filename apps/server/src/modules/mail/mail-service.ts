@@ -1,7 +1,14 @@
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { Db } from '../../db/client.ts';
 import type { Logger } from '../../lib/logger.ts';
-import { insertMail, listExpiredLinkMail, markMail, replaceMailBody } from './mail-repo.ts';
+import {
+  insertMail,
+  listExpiredLinkMail,
+  listRecentMail,
+  markMail,
+  type OutboxRow,
+  replaceMailBody,
+} from './mail-repo.ts';
 import { type RenderedMail, redactLinks } from './mail-templates.ts';
 
 export interface Mailer {
@@ -11,10 +18,11 @@ export interface Mailer {
 
 /**
  * Every mail is recorded in `mail_outbox`. With SMTP_URL it is also delivered; without it the
- * outbox is the delivery: the message and its links are printed to the log so a newcomer can
- * finish registration from the console. A live link (verification key, reset token) stays in the
- * stored body only while it is needed: it is taken out once the mail was delivered by SMTP, read
- * from the outbox (`cli mail outbox`) or expired — a backup or a replica of the database holds none.
+ * outbox is the delivery: `cli mail outbox` prints it, links and all, and the log says a mail is
+ * waiting (its text without links and without the address: a log reader gets no live secret).
+ * A live link (verification key, reset token) stays in the stored body only while it is needed:
+ * it is taken out once the mail was delivered by SMTP, read from the outbox or expired — a backup
+ * or a replica of the database holds none.
  */
 export function createMailer(opts: { db: Db; logger: Logger; smtpUrl?: string; from: string }): Mailer {
   const transport: Transporter | undefined = opts.smtpUrl
@@ -25,7 +33,10 @@ export function createMailer(opts: { db: Db; logger: Logger; smtpUrl?: string; f
       const { linksExpireAt, ...content } = mail;
       const row = await insertMail(opts.db, { to, kind, ...content, linksExpireAt: linksExpireAt ?? null });
       if (!transport) {
-        opts.logger.info({ to, kind, subject: mail.subject }, `mail kept in the outbox:\n${mail.text}`);
+        opts.logger.info(
+          { mailId: row.id, kind, subject: mail.subject },
+          `mail kept in the outbox (no SMTP_URL); its links: npm run cli -- mail outbox\n${redactLinks(mail.text)}`,
+        );
         await markMail(opts.db, row.id, 'outbox');
         return;
       }
@@ -35,7 +46,7 @@ export function createMailer(opts: { db: Db; logger: Logger; smtpUrl?: string; f
         if (linksExpireAt) await replaceMailBody(opts.db, row.id, redactedBody(content));
       } catch (err) {
         // A mail server that is down must not fail the request that caused the mail.
-        opts.logger.error({ err, to, kind }, 'mail delivery failed; kept in the outbox');
+        opts.logger.error({ err, mailId: row.id, kind }, 'mail delivery failed; kept in the outbox');
         await markMail(opts.db, row.id, 'failed', String(err));
       }
     },
@@ -53,4 +64,15 @@ export async function redactExpiredMail(db: Db): Promise<number> {
   const rows = await listExpiredLinkMail(db);
   for (const row of rows) await replaceMailBody(db, row.id, redactedBody(row));
   return rows.length;
+}
+
+/**
+ * The latest mails, oldest first, as `cli mail outbox` prints them. Read once: a live link
+ * returned here is taken out of the stored mail.
+ */
+export async function readOutbox(db: Db, limit: number): Promise<OutboxRow[]> {
+  const rows = (await listRecentMail(db, limit)).reverse();
+  for (const row of rows)
+    if (row.linksExpireAt && !row.redactedAt) await replaceMailBody(db, row.id, redactedBody(row));
+  return rows;
 }
