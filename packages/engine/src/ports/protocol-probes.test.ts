@@ -1,4 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { mqttPayload, recogniseAmqp, recogniseMemcached, recogniseMqtt } from './cache-broker-probes.ts';
+import {
+  postgresPayload,
+  recogniseMongo,
+  recogniseMssql,
+  recogniseOracleTns,
+  recognisePostgres,
+} from './database-probes.ts';
 import {
   followUpPaths,
   parseHttpAnswer,
@@ -8,21 +16,11 @@ import {
 import {
   dnsVersionPayload,
   ldapRootDsePayload,
-  mqttPayload,
-  postgresPayload,
-  recogniseAmqp,
   recogniseDnsVersion,
   recogniseLdap,
-  recogniseMemcached,
-  recogniseMongo,
-  recogniseMqtt,
-  recogniseMssql,
-  recogniseOracleTns,
-  recognisePostgres,
-  recogniseRdp,
-  recogniseSmb,
-} from './protocol-probes.ts';
+} from './naming-probes.ts';
 import { recogniseBanner, recogniseTelnet } from './service-recognition.ts';
+import { recogniseRdp, recogniseSmb } from './windows-probes.ts';
 
 // Canned answers built from the protocols' specifications (message layouts as documented).
 
