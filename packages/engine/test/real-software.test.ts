@@ -78,7 +78,7 @@ describe.skipIf(missing.length > 0 || !isRoot)('real software from Debian packag
         .map((i) => i.id)
         .sort();
     };
-    // Apache: every protocol OpenSSL has, a 1024-bit key signed with SHA-1 (see daemons.ts).
+    // Apache: every protocol OpenSSL has, a 1024-bit key signed with SHA-1 (see the lab's web-daemons.ts).
     expect(await ids(11, 443)).toEqual([
       'tls-certificate-sha1-signature',
       'tls-certificate-weak-key',

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { REAL_DAEMONS, upstreamVersion } from '../src/real-software/daemons.ts';
+import { upstreamVersion } from '../src/real-software/daemon-kit.ts';
+import { REAL_DAEMONS } from '../src/real-software/daemons.ts';
 
 // The daemons themselves run in the engine's suite (test/real-software.test.ts, root and the
 // Debian packages needed); here only the definitions.

@@ -12,7 +12,8 @@ import {
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { dpkgVersion, REAL_DAEMONS, type RealDaemon } from './daemons.ts';
+import { dpkgVersion, type RealDaemon } from './daemon-kit.ts';
+import { REAL_DAEMONS } from './daemons.ts';
 
 export const REAL_LAB_SUBNET = '127.0.230';
 
