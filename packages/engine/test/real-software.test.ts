@@ -49,6 +49,13 @@ describe.skipIf(missing.length > 0 || !isRoot)('real software from Debian packag
     expect(services.map(line).sort()).toEqual(lab.expected.map(line).sort());
   });
 
+  it('probes every HTTP port as HTTP, proxies (http-proxy) included', () => {
+    const urls = result.assets.flatMap((a) => (a.kind === 'url' ? [`${a.ip}:${a.port}`] : []));
+    const http = lab.expected.filter((e) => /^(https?|http-proxy)$/.test(e.service));
+    expect(http.some((e) => e.service === 'http-proxy')).toBe(true);
+    for (const e of http) expect(urls, `${e.ip}:${e.port} ${e.product}`).toContain(`${e.ip}:${e.port}`);
+  });
+
   it('reports TLS where the daemon serves it', () => {
     const tls = result.assets
       .filter((a): a is ServiceAsset => a.kind === 'service' && a.tls)
@@ -62,12 +69,27 @@ describe.skipIf(missing.length > 0 || !isRoot)('real software from Debian packag
     );
   });
 
-  it('gives each non-HTTP service one technology that agrees with it', () => {
+  it('one truth per service: its technologies agree with it; Java comes with Tomcat', () => {
     const techs = result.assets.filter((a): a is TechnologyAsset => a.kind === 'technology');
-    for (const s of result.assets.filter((a): a is ServiceAsset => a.kind === 'service')) {
+    const services = result.assets.filter((a): a is ServiceAsset => a.kind === 'service');
+    // A greeting's technology carries the service's version, no other.
+    for (const s of services) {
       const own = techs.filter((t) => t.target === `${s.ip}:${s.port}` && t.source === 'banner');
       for (const t of own) expect(t.version, `${t.target} ${t.name}`).toBe(s.version);
     }
+    // The technology of the service's own product (same CPE vendor:product), from its greeting
+    // or its pages, exists and has the same version (Tomcat: 10.1.x on both, not Coyote's 1.1).
+    const cpeProduct = (cpe?: string) => cpe?.split(':').slice(3, 5).join(':');
+    for (const s of services.filter((x) => x.cpe)) {
+      const same = techs.filter(
+        (t) => t.target === `${s.ip}:${s.port}` && cpeProduct(t.cpe) === cpeProduct(s.cpe),
+      );
+      expect(same.length, line(s)).toBeGreaterThan(0);
+      for (const t of same) expect(t.version, `${t.target} ${t.name}`).toBe(s.version);
+    }
+    const tomcat = services.find((s) => s.product === 'Apache Tomcat');
+    const java = techs.filter((t) => t.target === `${tomcat?.ip}:${tomcat?.port}` && t.name === 'Java');
+    expect(java).toHaveLength(1);
   });
 
   it('audits TLS as sslscan does: old protocols, weak key and SHA-1 on Apache; nothing on nginx', async () => {
