@@ -49,6 +49,11 @@ export interface RealDaemon {
   /** Slow starters (JVM, database initialisation) are waited for longer. */
   startTimeoutMs?: number;
   /**
+   * HTTP paths asked once on this port before the lab is handed over: a JVM answers its first
+   * requests (the page, the error page) seconds late, a running one does not.
+   */
+  warmUp?: { port: number; paths: string[] };
+  /**
    * The daemon listens only on addresses an interface carries (BIND): its address is added to
    * `lo` for the lab's lifetime (a loopback alias) and removed at stop.
    */

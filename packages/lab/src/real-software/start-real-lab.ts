@@ -239,6 +239,15 @@ export async function startRealLab(options: RealLabOptions = {}): Promise<RealLa
         await new Promise((r) => setTimeout(r, 100));
       }
     }
+    for (const warmPath of d.warmUp?.paths ?? []) {
+      const url = `http://${address(d.octet)}:${d.warmUp?.port}${warmPath}`;
+      const left = Math.max(1000, deadline - Date.now());
+      try {
+        await (await fetch(url, { signal: AbortSignal.timeout(left) })).arrayBuffer();
+      } catch (e) {
+        throw new Error(`${d.id} did not answer ${url} in time (${(e as Error).message}):\n${tail(log)}`);
+      }
+    }
     startMs[d.id] = prepareMs + Date.now() - spawnedAt;
   };
 

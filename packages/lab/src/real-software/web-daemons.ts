@@ -126,6 +126,7 @@ export const tomcat10: RealDaemon = {
   version: versionFrom('sh', ['/usr/share/tomcat10/bin/version.sh'], /Apache Tomcat\/([\d.]+)/),
   ports: [{ port: 8080, service: 'http', product: 'Apache Tomcat', exposes: same }],
   startTimeoutMs: 120_000,
+  warmUp: { port: 8080, paths: ['/', '/perimeter-warm-up'] },
   prepare: ({ dir, address }) => {
     const base = path.join(dir, 'base');
     for (const d of ['conf', 'logs', 'temp', 'work', 'webapps'])
