@@ -14,6 +14,7 @@ describe('real-software lab definitions', () => {
       expect(d.octet).toBeLessThan(255);
       const ports = d.ports.map((p) => p.port);
       expect(new Set(ports).size, d.id).toBe(ports.length);
+      if (d.warmUp) expect(ports, `${d.id} warm-up port`).toContain(d.warmUp.port);
     }
   });
 
