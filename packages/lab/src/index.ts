@@ -15,7 +15,7 @@ export { OOB_LAB_HOSTS, OOB_PLANTED } from './oob-planted.ts';
 export type { LabOobOptions } from './oob-services.ts';
 export type { PlantedIssue } from './planted.ts';
 export { PLANTED, PLANTED_IDS, REMOVABLE_PLANTED_IDS } from './planted.ts';
-export type { RealDaemon, RealPort } from './real-software/daemons.ts';
+export type { RealDaemon, RealPort } from './real-software/daemon-kit.ts';
 export { REAL_DAEMONS } from './real-software/daemons.ts';
 export type { ExpectedRealService, RealLab, RealLabOptions } from './real-software/start-real-lab.ts';
 export { missingRealPackages, REAL_LAB_SUBNET, startRealLab } from './real-software/start-real-lab.ts';

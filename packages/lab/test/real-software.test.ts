@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { REAL_DAEMONS, upstreamVersion } from '../src/real-software/daemons.ts';
+import { upstreamVersion } from '../src/real-software/daemon-kit.ts';
+import { REAL_DAEMONS } from '../src/real-software/daemons.ts';
 
 // The daemons themselves run in the engine's suite (test/real-software.test.ts, root and the
 // Debian packages needed); here only the definitions.
@@ -13,6 +14,7 @@ describe('real-software lab definitions', () => {
       expect(d.octet).toBeLessThan(255);
       const ports = d.ports.map((p) => p.port);
       expect(new Set(ports).size, d.id).toBe(ports.length);
+      if (d.warmUp) expect(ports, `${d.id} warm-up port`).toContain(d.warmUp.port);
     }
   });
 

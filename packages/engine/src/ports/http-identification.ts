@@ -4,6 +4,7 @@
  * version) and the JSON of API servers. A proxy in front of a web server is the product of the
  * port: the back end's Server header is not credited to it.
  */
+import { cpe } from './service-cpe.ts';
 import { parseRawHttp, type RecognisedService, recogniseServerHeader } from './service-recognition.ts';
 
 export interface HttpAnswer {
@@ -22,9 +23,6 @@ export function parseHttpAnswer(text: string): HttpAnswer | null {
   const body = split < 0 ? '' : text.slice(split).replace(/^\r?\n\r?\n/, '');
   return { ...parsed, body, rawHead };
 }
-
-const cpe = (vendorProduct: string, version?: string) =>
-  `cpe:2.3:a:${vendorProduct}:${version ?? '*'}:*:*:*:*:*:*:*`;
 
 function product(
   service: string,

@@ -26,6 +26,23 @@ describe('nmap adapter', () => {
     ]);
   });
 
+  it('Tomcat is one product: Coyote and its 1.1 are the connector, not Tomcat or Apache httpd', () => {
+    const xml = `<?xml version="1.0"?><nmaprun><host><address addr="127.0.226.6" addrtype="ipv4"/><ports>
+<port protocol="tcp" portid="8080"><state state="open"/><service name="http" product="Apache Tomcat/Coyote JSP engine" version="1.1"><cpe>cpe:/a:apache:coyote_http_connector:1.1</cpe></service></port>
+<port protocol="tcp" portid="8081"><state state="open"/><service name="http" product="Apache Tomcat" version="9.0.30"/></port>
+<port protocol="tcp" portid="3128"><state state="open"/><service name="http-proxy" product="Squid http proxy" version="5.7"/></port>
+</ports></host></nmaprun>`;
+    const [squid, coyote, tomcat] = parseNmapXml(xml);
+    expect(coyote).toMatchObject({
+      product: 'Apache Tomcat',
+      tech: 'Apache Tomcat',
+      cpe: 'cpe:2.3:a:apache:tomcat:*:*:*:*:*:*:*:*',
+    });
+    expect(coyote?.version).toBeUndefined();
+    expect(tomcat).toMatchObject({ product: 'Apache Tomcat', version: '9.0.30', tech: 'Apache Tomcat' });
+    expect(squid).toMatchObject({ service: 'http-proxy', tech: 'Squid', version: '5.7' });
+  });
+
   it('a port nmap calls http-proxy (or ssl/http) is still probed as HTTP', () => {
     expect(httpScheme('http', false)).toBe('http');
     expect(httpScheme('https', true)).toBe('https');

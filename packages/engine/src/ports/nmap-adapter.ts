@@ -57,6 +57,7 @@ const NMAP_TECH: [RegExp, string][] = [
   [/^PostgreSQL/, 'PostgreSQL'],
   [/^MongoDB/, 'MongoDB'],
   [/^Memcached/i, 'Memcached'],
+  [/^Squid/, 'Squid'],
 ];
 
 /** nmap's CPE 2.2 URI (`cpe:/a:openbsd:openssh:7.2p2`) as a CPE 2.3 name. */
@@ -101,6 +102,17 @@ export function exactNmapVersion(v: string | undefined): string | undefined {
   return v.split(' ')[0] || undefined;
 }
 
+/**
+ * nmap's Tomcat as one product: "Apache Tomcat/Coyote JSP engine" 1.1 names the HTTP connector
+ * and its version, not Tomcat's; the built-in probes read Tomcat's own version from its pages.
+ */
+function tomcatFromNmap(info: ServiceInfo): boolean {
+  if (!/Tomcat|Coyote/i.test(info.product ?? '')) return false;
+  if (/Coyote/i.test(info.product ?? '')) delete info.version;
+  info.product = 'Apache Tomcat';
+  return true;
+}
+
 /** Parses `nmap -oX` output into the same result type as the built-in scanner. */
 export function parseNmapXml(xml: string): ServiceInfo[] {
   const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '@_' });
@@ -126,8 +138,10 @@ export function parseNmapXml(xml: string): ServiceInfo[] {
       const version = exactNmapVersion(info.version);
       if (version) info.version = version;
       else delete info.version;
+      const tomcat = tomcatFromNmap(info);
       // Same technology naming as the built-in recogniser.
-      if ((info.service === 'http' || info.service === 'https') && info.product) {
+      if (tomcat) info.tech = 'Apache Tomcat';
+      else if ((info.service === 'http' || info.service === 'https') && info.product) {
         const r = recogniseServerHeader(
           `${info.product.replace(/ httpd$/, '')}/${info.version ?? ''}`,
           info.service,
@@ -140,7 +154,8 @@ export function parseNmapXml(xml: string): ServiceInfo[] {
       const cpe = asArray(p.service?.cpe)
         .map(cpe23FromUri)
         .find((c) => c?.startsWith('cpe:2.3:a:'));
-      if (cpe) info.cpe = cpe;
+      if (tomcat) info.cpe = `cpe:2.3:a:apache:tomcat:${info.version ?? '*'}:*:*:*:*:*:*:*`;
+      else if (cpe) info.cpe = cpe;
       out.push(info);
     }
   }

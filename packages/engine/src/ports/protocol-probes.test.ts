@@ -1,4 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { mqttPayload, recogniseAmqp, recogniseMemcached, recogniseMqtt } from './cache-broker-probes.ts';
+import {
+  postgresPayload,
+  recogniseMongo,
+  recogniseMssql,
+  recogniseOracleTns,
+  recognisePostgres,
+} from './database-probes.ts';
 import {
   followUpPaths,
   parseHttpAnswer,
@@ -8,21 +16,11 @@ import {
 import {
   dnsVersionPayload,
   ldapRootDsePayload,
-  mqttPayload,
-  postgresPayload,
-  recogniseAmqp,
   recogniseDnsVersion,
   recogniseLdap,
-  recogniseMemcached,
-  recogniseMongo,
-  recogniseMqtt,
-  recogniseMssql,
-  recogniseOracleTns,
-  recognisePostgres,
-  recogniseRdp,
-  recogniseSmb,
-} from './protocol-probes.ts';
+} from './naming-probes.ts';
 import { recogniseBanner, recogniseTelnet } from './service-recognition.ts';
+import { recogniseRdp, recogniseSmb } from './windows-probes.ts';
 
 // Canned answers built from the protocols' specifications (message layouts as documented).
 
@@ -259,6 +257,15 @@ describe('HTTP products', () => {
       '<html><body><h1>400 Bad request</h1>\nYour browser sent an invalid request.\n</body></html>\n',
     );
     expect(recogniseBadRequestAnswer(haproxy, 'http')).toMatchObject({ product: 'HAProxy' });
+    const tiny = http('HTTP/1.1 400 Bad Request\nServer: tinyproxy/1.11.1\nContent-Type: text/html');
+    expect(recogniseHttpAnswer(tiny, 'http')).toMatchObject({ service: 'http-proxy', version: '1.11.1' });
+    const privoxy = http('HTTP/1.1 400 Invalid header received from client\nProxy-Agent: Privoxy 3.0.34');
+    expect(recogniseHttpAnswer(privoxy, 'http')).toMatchObject({ service: 'http-proxy', product: 'Privoxy' });
+    const ats = http('HTTP/1.1 200 OK\nServer: nginx/1.22.1\nVia: http/1.1 edge (ApacheTrafficServer/9.2.3)');
+    expect(recogniseHttpAnswer(ats, 'http')).toMatchObject({
+      product: 'Apache Traffic Server',
+      version: '9.2.3',
+    });
     const nginx400 = http('HTTP/1.1 400 Bad Request\nServer: nginx/1.22.1', '<center>nginx/1.22.1</center>');
     expect(recogniseBadRequestAnswer(nginx400, 'http')).toBeNull();
   });

@@ -164,11 +164,12 @@ async function identifyHttp(
     const fromPage = page && recogniseHttpBody(page, service);
     if (fromPage && (!r.product || fromPage.product === r.product)) r = fromPage;
   }
-  if (!r.product) {
+  // The Kubernetes API names itself at `/` (a 403 Status) and its version only at /version.
+  if (!r.product || !r.version) {
     for (const path of followUpPaths(first)) {
       const page = parseHttpAnswer((await ask(t, httpRequest(t.ip, ua, path), tls)).toString('latin1'));
       const found = page && recogniseHttpAnswer(page, service);
-      if (found?.product) return found;
+      if (found?.product && (!r.product || (found.product === r.product && found.version))) return found;
     }
   }
   return r;

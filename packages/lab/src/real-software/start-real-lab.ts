@@ -12,7 +12,8 @@ import {
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { dpkgVersion, REAL_DAEMONS, type RealDaemon } from './daemons.ts';
+import { dpkgVersion, type RealDaemon } from './daemon-kit.ts';
+import { REAL_DAEMONS } from './daemons.ts';
 
 export const REAL_LAB_SUBNET = '127.0.230';
 
@@ -236,6 +237,15 @@ export async function startRealLab(options: RealLabOptions = {}): Promise<RealLa
         if (Date.now() > deadline)
           throw new Error(`${d.id} did not listen on ${p.port} in time:\n${tail(log)}`);
         await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+    for (const warmPath of d.warmUp?.paths ?? []) {
+      const url = `http://${address(d.octet)}:${d.warmUp?.port}${warmPath}`;
+      const left = Math.max(1000, deadline - Date.now());
+      try {
+        await (await fetch(url, { signal: AbortSignal.timeout(left) })).arrayBuffer();
+      } catch (e) {
+        throw new Error(`${d.id} did not answer ${url} in time (${(e as Error).message}):\n${tail(log)}`);
       }
     }
     startMs[d.id] = prepareMs + Date.now() - spawnedAt;
