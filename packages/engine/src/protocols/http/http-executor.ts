@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { maskSecrets, toCurl, truncate } from '../../findings/evidence.ts';
 import type { DslValue } from '../../operators/dsl/dsl-functions.ts';
-import { interpolate } from '../../operators/dsl/dsl-interpolate.ts';
+import { interpolateInto } from '../../operators/dsl/dsl-interpolate.ts';
 import { HostSkippedError } from '../../templates/politeness.ts';
 import type { ProtocolResponse, RunContext, Variables } from '../../templates/run-types.ts';
 import type {
@@ -51,10 +51,14 @@ export function isRequestAllowed(
 const EVIDENCE_BYTES = 4096;
 const DEFAULT_UA = 'Mozilla/5.0 (compatible; perimeter-scan/0.1)';
 
+/** Unresolved names of the current fill (fill is synchronous: one list serves every call). */
+const unresolved: string[] = [];
+
 function fill(text: string, vars: Variables): string {
-  const r = interpolate(text, vars);
-  if (r.unresolved.length > 0) throw new UnresolvedVariableError(r.unresolved);
-  return r.text;
+  unresolved.length = 0;
+  const filled = interpolateInto(text, vars, unresolved);
+  if (unresolved.length > 0) throw new UnresolvedVariableError(unresolved.splice(0));
+  return filled;
 }
 
 /** Builds the request for one path or raw spec with the variables filled in. */
@@ -68,13 +72,9 @@ export function buildHttpRequest(
     const headers: Record<string, string> = { 'User-Agent': DEFAULT_UA };
     const own = req.headers;
     for (const k in own) headers[k] = fill(own[k] as string, vars);
-    const body = req.body !== undefined ? fill(req.body, vars) : undefined;
-    return {
-      method: req.method,
-      url: checkedUrl(url),
-      headers,
-      ...(body !== undefined ? { body } : {}),
-    };
+    const init: HttpRequestInit = { method: req.method, url: checkedUrl(url), headers };
+    if (req.body !== undefined) init.body = fill(req.body, vars);
+    return init;
   }
   const text = fill(spec.text, vars).replace(/\r\n/g, '\n');
   const sep = text.indexOf('\n\n');
@@ -185,7 +185,7 @@ const TITLE = /<title[^>]*>([\s\S]*?)<\/title>/i;
  * runner's payload values and variables), so operators see both without a copy or a later
  * prototype change (which would make every lookup slow). With `wanted`, the derived parts
  * (`raw`/`response`, `request`, `header`/`all_headers`, `title`) are built only when the
- * template can read them; the others are always there.
+ * template can read them (left undefined otherwise); the others are always there.
  */
 export function httpEventValues(
   init: HttpRequestInit,
@@ -194,55 +194,49 @@ export function httpEventValues(
   wanted?: HttpPartsWanted,
 ): Record<string, DslValue> {
   const body = res.body.toString('utf8');
-  let contentLength: number = res.body.length;
-  let contentType = '';
-  // The same properties in the same order for every response of a template (one hidden
-  // class), then the header parts.
-  const values = Object.create(layer ?? null) as Record<string, DslValue>;
-  values.body = body;
+  const wantHeader = !wanted || wanted.header;
   const wantRaw = !wanted || wanted.raw;
-  if (!wanted || wanted.header || wanted.raw) {
-    const header = headerBlock(res);
-    if (!wanted || wanted.header) {
-      values.header = header;
-      values.all_headers = header;
-    }
-    if (wantRaw) {
-      const raw = `${header}\r\n${body}`;
-      values.raw = raw;
-      values.response = raw;
-    }
-  }
+  const header = wantHeader || wantRaw ? headerBlock(res) : undefined;
+  const raw = wantRaw ? `${header}\r\n${body}` : undefined;
+  // The same properties in the same order for every response of a template (one hidden
+  // class), then the header parts. (Not an object literal with `__proto__`: adding the header
+  // parts to one makes a new hidden class per object.)
+  const values = Object.create(layer ?? null) as Record<string, DslValue | undefined>;
+  values.body = body;
+  values.header = wantHeader ? header : undefined;
+  values.all_headers = values.header;
+  values.raw = raw;
+  values.response = raw;
   values.status_code = res.status;
-  values.content_length = 0;
+  values.content_length = res.body.length;
   values.content_type = '';
-  if (!wanted || wanted.request) values.request = rawRequestText(init);
+  values.request = !wanted || wanted.request ? rawRequestText(init) : undefined;
   values.host = splitRawUrl(res.url).host;
   values.matched = res.url;
   values.url = res.url;
   values.duration = res.durationMs / 1000;
-  if (!wanted || wanted.title) values.title = TITLE.exec(body)?.[1]?.trim() ?? '';
-  // Repeated headers are joined; the first occurrence replaces a same-named part above.
-  const seen = res.headers.length > 1 ? new Set<string>() : undefined;
+  values.title = !wanted || wanted.title ? (TITLE.exec(body)?.[1]?.trim() ?? '') : undefined;
+  // Header parts: repeated headers joined; the first occurrence replaces a same-named part above.
   // Indexed reads: destructuring each [name, value] pair costs more than the rest of the loop.
   const h = res.headers;
   for (let i = 0; i < h.length; i++) {
     const pair = h[i] as [string, string];
     const v = pair[1];
     const key = headerPart(pair[0]);
-    if (seen?.has(key)) values[key] = `${String(values[key])}\n${v}`;
-    else {
-      values[key] = v;
-      seen?.add(key);
-    }
+    if (isEarlierHeader(h, i, key)) values[key] = `${String(values[key])}\n${v}`;
+    else values[key] = v;
     if (key === 'content_length') {
       const n = Number(v);
-      if (Number.isFinite(n)) contentLength = n;
-    } else if (key === 'content_type') contentType = v;
+      if (Number.isFinite(n)) values.content_length = n;
+    } else if (key === 'content_type') values.content_type = v;
   }
-  values.content_length = contentLength;
-  values.content_type = contentType;
-  return values;
+  return values as Record<string, DslValue>;
+}
+
+/** Whether a header before `i` has the part name `key` (a few headers: a scan, no set). */
+function isEarlierHeader(h: [string, string][], i: number, key: string): boolean {
+  for (let j = 0; j < i; j++) if (headerPart((h[j] as [string, string])[0]) === key) return true;
+  return false;
 }
 
 /**
