@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { maskSecrets, toCurl, truncate } from '../../findings/evidence.ts';
 import type { DslValue } from '../../operators/dsl/dsl-functions.ts';
 import { interpolateInto } from '../../operators/dsl/dsl-interpolate.ts';
-import { HostSkippedError } from '../../templates/politeness.ts';
+import { HostSkippedError, type Semaphore } from '../../templates/politeness.ts';
 import type { ProtocolResponse, RunContext, Variables } from '../../templates/run-types.ts';
 import type {
   CompiledHttpRequest,
@@ -271,30 +271,67 @@ export const REDIRECTS: ReadonlySet<number> = new Set([301, 302, 303, 307, 308])
 
 /**
  * A slot for one exchange with an endpoint under the politeness rules (the host's error
- * budget, the rate limit, the host's concurrency): its release function, at once when no
- * rate is set and the host has a free slot (no await on the hot path), else a promise.
+ * budget, the rate limit, the host's concurrency): the host's semaphore (give it back with
+ * `ctx.hosts.leave`), at once when no rate is set and the host has a free slot (no await on
+ * the hot path), else a promise.
  */
-export function enterHost(ctx: RunContext, endpoint: string): (() => void) | Promise<() => void> {
+export function enterHost(ctx: RunContext, endpoint: string): Semaphore | Promise<Semaphore> {
   if (ctx.hosts.isBlocked(endpoint)) throw new HostSkippedError(endpoint);
-  const release = ctx.rate.isLimited ? undefined : ctx.hosts.tryAcquire(endpoint);
-  return release ?? enterHostSlowly(ctx, endpoint);
+  const slot = ctx.rate.isLimited ? undefined : ctx.hosts.tryEnter(endpoint);
+  return slot ?? enterHostSlowly(ctx, endpoint);
 }
 
-async function enterHostSlowly(ctx: RunContext, endpoint: string): Promise<() => void> {
+async function enterHostSlowly(ctx: RunContext, endpoint: string): Promise<Semaphore> {
   if (ctx.rate.isLimited) await ctx.rate.acquire(ctx.signal);
-  const release = ctx.hosts.tryAcquire(endpoint) ?? (await ctx.hosts.acquire(endpoint));
+  const slot = ctx.hosts.tryEnter(endpoint) ?? (await ctx.hosts.enter(endpoint));
   // The host may have run out of its error budget while this request waited for a slot.
   if (ctx.hosts.isBlocked(endpoint)) {
-    release();
+    ctx.hosts.leave(endpoint, slot);
     throw new HostSkippedError(endpoint);
   }
-  return release;
+  return slot;
 }
 
 /** A failed exchange counts against the host, unless nothing was sent (or the scan stopped). */
 export function noteFailure(ctx: RunContext, endpoint: string, err: unknown): void {
   if (!ctx.signal.aborted && !(err instanceof InvalidRequestError))
     ctx.hosts.recordError(endpoint, (err as Error).message);
+}
+
+/** The request with the jar's cookies, unless it sets its own Cookie header. */
+function withCookies(init: HttpRequestInit, cookies: Map<string, string>): HttpRequestInit {
+  if (cookies.size === 0 || Object.keys(init.headers).some((k) => k.toLowerCase() === 'cookie')) return init;
+  return {
+    ...init,
+    headers: { ...init.headers, Cookie: [...cookies].map(([k, v]) => `${k}=${v}`).join('; ') },
+  };
+}
+
+function keepCookies(res: HttpResponseData, cookies: Map<string, string>): void {
+  for (const [k, v] of res.headers) {
+    if (k !== 'Set-Cookie') continue;
+    const pair = v.split(';')[0] ?? '';
+    const i = pair.indexOf('=');
+    if (i > 0) cookies.set(pair.slice(0, i).trim(), pair.slice(i + 1).trim());
+  }
+}
+
+/** The request a redirect leads to, or undefined when the chain ends at `res`. */
+function redirectOf(
+  req: CompiledHttpRequest,
+  init: HttpRequestInit,
+  res: HttpResponseData,
+  hop: number,
+  originHost: string,
+): HttpRequestInit | undefined {
+  if (!req.redirects || !REDIRECTS.has(res.status) || hop >= req.maxRedirects) return undefined;
+  const location = res.headers.find(([k]) => k === 'Location')?.[1];
+  if (!location) return undefined;
+  const next = new URL(location, init.url);
+  if (req.hostRedirects && next.host !== originHost) return undefined;
+  const toGet = res.status === 303 || ((res.status === 301 || res.status === 302) && init.method === 'POST');
+  const { body: _body, ...rest } = init;
+  return toGet ? { ...rest, method: 'GET', url: next.toString() } : { ...init, url: next.toString() };
 }
 
 /** Sends one request, following redirects as the template allows; returns the final response. */
@@ -307,58 +344,52 @@ export async function executeHttpRequest(
   cookies?: Map<string, string>,
   wanted?: HttpPartsWanted,
 ): Promise<ProtocolResponse> {
-  let init = buildHttpRequest(req, spec, vars);
+  const first = buildHttpRequest(req, spec, vars);
   if (spec.waitMs) await sleep(spec.waitMs, undefined, { signal: ctx.signal });
-  const first = init;
-  const firstUrl = splitRawUrl(init.url);
-  const originHost = firstUrl.host;
+  const originHost = splitRawUrl(first.url).host;
+  const maxSize =
+    req.maxSize !== undefined ? Math.min(req.maxSize, ctx.maxResponseBytes) : ctx.maxResponseBytes;
+  let init = first;
   let res: HttpResponseData | undefined;
   for (let hop = 0; ; hop++) {
-    if (cookies && cookies.size > 0 && !Object.keys(init.headers).some((k) => k.toLowerCase() === 'cookie')) {
-      init = {
-        ...init,
-        headers: { ...init.headers, Cookie: [...cookies].map(([k, v]) => `${k}=${v}`).join('; ') },
-      };
-    }
-    const endpoint = init === first ? originHost : splitRawUrl(init.url).host;
+    if (cookies) init = withCookies(init, cookies);
     const allowed = isRequestAllowed(init.url, targetHost, ctx);
-    if (!(typeof allowed === 'boolean' ? allowed : await allowed)) {
+    if (allowed !== true && !(allowed !== false && (await allowed))) {
       // A redirect out of scope ends the chain at the redirect itself.
       if (res) break;
       throw new OutOfScopeError(init.url);
     }
-    const maxSize =
-      req.maxSize !== undefined ? Math.min(req.maxSize, ctx.maxResponseBytes) : ctx.maxResponseBytes;
+    const endpoint = hop === 0 ? originHost : splitRawUrl(init.url).host;
+    // The politeness slot and the exchange inline: another async function here would cost
+    // as much per request as the rest of this one.
     const entered = enterHost(ctx, endpoint);
-    const release = typeof entered === 'function' ? entered : await entered;
+    const slot = entered instanceof Promise ? await entered : entered;
     try {
       res = await ctx.http.send(init, ctx.signal, maxSize);
     } catch (err) {
       noteFailure(ctx, endpoint, err);
       throw err;
     } finally {
-      release();
+      ctx.hosts.leave(endpoint, slot);
     }
-    if (cookies) {
-      for (const [k, v] of res.headers) {
-        if (k !== 'Set-Cookie') continue;
-        const pair = v.split(';')[0] ?? '';
-        const i = pair.indexOf('=');
-        if (i > 0) cookies.set(pair.slice(0, i).trim(), pair.slice(i + 1).trim());
-      }
-    }
-    if (!req.redirects || !REDIRECTS.has(res.status) || hop >= req.maxRedirects) break;
-    const location = res.headers.find(([k]) => k === 'Location')?.[1];
-    if (!location) break;
-    const next = new URL(location, init.url);
-    if (req.hostRedirects && next.host !== originHost) break;
-    const toGet =
-      res.status === 303 || ((res.status === 301 || res.status === 302) && init.method === 'POST');
-    const { body: _body, ...rest } = init;
-    init = toGet ? { ...rest, method: 'GET', url: next.toString() } : { ...init, url: next.toString() };
+    if (cookies) keepCookies(res, cookies);
+    const next = redirectOf(req, init, res, hop, originHost);
+    if (!next) break;
+    init = next;
   }
+  return httpProtocolResponse(first, init, res, vars, wanted);
+}
+
+/** The final response of an exchange as the runner gets it. */
+function httpProtocolResponse(
+  first: HttpRequestInit,
+  init: HttpRequestInit,
+  res: HttpResponseData,
+  vars: Variables,
+  wanted: HttpPartsWanted | undefined,
+): HttpProtocolResponse {
   const values = httpEventValues(init, res, vars, wanted);
-  const body = values.body as string;
+  const firstUrl = splitRawUrl(first.url);
   const u = res.url === first.url ? firstUrl : splitRawUrl(res.url);
   const q = firstUrl.path.indexOf('?');
   return new HttpProtocolResponse(
@@ -368,6 +399,6 @@ export async function executeHttpRequest(
     q < 0 ? firstUrl.path : firstUrl.path.slice(0, q),
     first,
     res,
-    body,
+    values.body as string,
   );
 }

@@ -60,14 +60,14 @@ async function politely(
   send: () => Promise<HttpResponseData>,
 ): Promise<HttpResponseData> {
   const entered = enterHost(ctx, endpoint);
-  const release = typeof entered === 'function' ? entered : await entered;
+  const slot = entered instanceof Promise ? await entered : entered;
   try {
     return await send();
   } catch (err) {
     noteFailure(ctx, endpoint, err);
     throw err;
   } finally {
-    release();
+    ctx.hosts.leave(endpoint, slot);
   }
 }
 
