@@ -17,6 +17,12 @@ import {
 import { blockOperators, blockOperatorsEvent, keepIndexedParts, NONE } from './template-run-operators.ts';
 import type { CompiledRequest, CompiledTemplate, HttpPartsWanted } from './template-types.ts';
 
+/**
+ * A protocol's responses to one request block and payload combination. `isDrained` (when the
+ * protocol offers it) says that nothing is left without another `next()`.
+ */
+export type ProtocolResponses = AsyncIterator<ProtocolResponse, undefined> & { readonly isDrained?: boolean };
+
 /** Turns one compiled request into responses; a protocol module provides one per protocol. */
 export type ProtocolExecutor = (
   req: CompiledRequest,
@@ -95,7 +101,7 @@ async function runBlock(
   }
   const ops = blockOperators(template, req, state);
   let matchedAny = false;
-  let last: { resp: ProtocolResponse; vars: Variables } | undefined;
+  let last: ProtocolResponse | undefined;
   const oob = template.oob ? ctx.oob : undefined;
   let deferredAny = false;
 
@@ -124,45 +130,58 @@ async function runBlock(
     const vars = Object.assign(layer, values);
     ops.vars = vars;
     try {
-      for await (const resp of exec(sent, vars, ctx, state)) {
-        counter.requests++;
-        state.counter++;
-        if (state.counter <= MAX_HISTORY_REQUESTS) keepIndexedParts(state, template, resp);
-        const event = ops.extract(resp, vars);
-        if (ops.lastExtracted.length > 0) allExtracted.push(...ops.lastExtracted);
-        last = { resp, vars };
-        if (ids) {
-          // Its matchers read the call-backs: evaluated when they arrive.
-          deferredAny = true;
-          state.deferred ??= [];
-          if (state.deferred.length >= MAX_DEFERRED_PER_RUN) {
-            state.deferredDropped = (state.deferredDropped ?? 0) + 1;
-            if (state.deferredDropped === 1)
-              ctx.log(
-                'warn',
-                `${template.id}: more than ${MAX_DEFERRED_PER_RUN} responses wait for call-backs; later ones are not kept`,
-              );
+      // for-await by hand: a protocol that knows it has nothing left says so (isDrained), which
+      // saves an await per payload combination.
+      const responses = exec(sent, vars, ctx, state)[Symbol.asyncIterator]() as ProtocolResponses;
+      let finished = false;
+      try {
+        while (!responses.isDrained) {
+          const step = await responses.next();
+          if (step.done) break;
+          const resp = step.value;
+          counter.requests++;
+          state.counter++;
+          if (state.counter <= MAX_HISTORY_REQUESTS) keepIndexedParts(state, template, resp);
+          const event = ops.extract(resp, vars);
+          if (ops.lastExtracted.length > 0) allExtracted.push(...ops.lastExtracted);
+          last = resp;
+          if (ids) {
+            // Its matchers read the call-backs: evaluated when they arrive.
+            deferredAny = true;
+            state.deferred ??= [];
+            if (state.deferred.length >= MAX_DEFERRED_PER_RUN) {
+              state.deferredDropped = (state.deferredDropped ?? 0) + 1;
+              if (state.deferredDropped === 1)
+                ctx.log(
+                  'warn',
+                  `${template.id}: more than ${MAX_DEFERRED_PER_RUN} responses wait for call-backs; later ones are not kept`,
+                );
+              continue;
+            }
+            state.deferred.push({
+              operators: req.operators,
+              resp,
+              values: snapshotValues(event.values),
+              ...(event.bytes ? { bytes: event.bytes } : {}),
+              defaultPart: event.defaultPart,
+              extracted: ops.lastExtracted === NONE ? [] : [...ops.lastExtracted],
+              ids,
+              interactions: [],
+              matched: false,
+            });
             continue;
           }
-          state.deferred.push({
-            operators: req.operators,
-            resp,
-            values: snapshotValues(event.values),
-            ...(event.bytes ? { bytes: event.bytes } : {}),
-            defaultPart: event.defaultPart,
-            extracted: ops.lastExtracted === NONE ? [] : [...ops.lastExtracted],
-            ids,
-            interactions: [],
-            matched: false,
-          });
-          continue;
+          if (req.protocol === 'http' && req.reqCondition) continue;
+          if (req.operators.waitMs) await sleep(req.operators.waitMs, undefined, { signal: ctx.signal });
+          if (ops.evaluate(resp, event, ops.lastExtracted)) {
+            matchedAny = true;
+            if (req.protocol === 'http' && req.stopAtFirstMatch) break outer;
+          }
         }
-        if (req.protocol === 'http' && req.reqCondition) continue;
-        if (req.operators.waitMs) await sleep(req.operators.waitMs, undefined, { signal: ctx.signal });
-        if (ops.evaluate(resp, event, ops.lastExtracted)) {
-          matchedAny = true;
-          if (req.protocol === 'http' && req.stopAtFirstMatch) break outer;
-        }
+        finished = true;
+      } finally {
+        // Stopped early or failed: let the protocol end its work (as for-await does).
+        if (!finished) await responses.return?.();
       }
     } catch (err) {
       if (err instanceof HostSkippedError || ctx.signal.aborted) throw err;
@@ -171,8 +190,8 @@ async function runBlock(
   }
   if (req.protocol === 'http' && req.reqCondition && last && !deferredAny) {
     if (req.operators.waitMs) await sleep(req.operators.waitMs, undefined, { signal: ctx.signal });
-    const event = blockOperatorsEvent(last.resp, last.vars);
-    matchedAny = ops.evaluate(last.resp, event, [...new Set(allExtracted)]);
+    const event = blockOperatorsEvent(last, layer);
+    matchedAny = ops.evaluate(last, event, [...new Set(allExtracted)]);
   }
   return { matched: matchedAny, findings: ops.findings };
 }

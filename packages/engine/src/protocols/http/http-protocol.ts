@@ -29,6 +29,11 @@ class HttpResponses implements AsyncIterableIterator<ProtocolResponse> {
     return this;
   }
 
+  /** Nothing left to send (the runner then asks no more: see ProtocolResponses). */
+  get isDrained(): boolean {
+    return this.cursor >= this.req.specs.length;
+  }
+
   next(): Promise<IteratorResult<ProtocolResponse, undefined>> {
     const at = this.nextSpec();
     return at < 0 ? ALL_DONE : this.exchange(at);
