@@ -56,8 +56,13 @@ function buildFinding(
   matcherName: string | undefined,
   extracted: string[],
 ): TemplateFinding | undefined {
-  // One finding per fingerprint in a run: later responses of a payload loop add nothing.
-  const key = `${matcherName ?? ''}\u0000${resp.endpoint}\u0000${resp.path}`;
+  // One finding per fingerprint in a run: later responses of a payload loop add nothing (the
+  // last one reported is checked first, without building its key).
+  const name = matcherName ?? '';
+  const last = state.lastReported;
+  if (last && last[0] === name && last[1] === resp.endpoint && last[2] === resp.path) return undefined;
+  state.lastReported = [name, resp.endpoint, resp.path];
+  const key = `${name}\u0000${resp.endpoint}\u0000${resp.path}`;
   if (state.reported.has(key)) return undefined;
   state.reported.add(key);
   const fingerprint = findingFingerprint(template.id, matcherName, resp.endpoint, resp.path);

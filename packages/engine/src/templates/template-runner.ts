@@ -44,6 +44,8 @@ export interface TemplateRunState {
   errors: string[];
   /** Fingerprints already reported in this run. */
   reported: Set<string>;
+  /** The last of them as matcher name, endpoint and path. */
+  lastReported?: [string, string, string];
   /** `@once` raw requests already sent in this run (request index:spec index). */
   onceSent: Set<string>;
   /** Derived http parts the template can read (undefined: all). */
@@ -261,7 +263,12 @@ export async function runCluster(
   const runs = members.map((template) => {
     const req = template.requests[0] as CompiledRequest;
     // Each member reports and extracts on its own: its own fingerprints, its own variables.
-    const own: TemplateRunState = { ...state, reported: new Set(), vars: Object.create(state.vars) };
+    const own: TemplateRunState = {
+      ...state,
+      reported: new Set(),
+      lastReported: undefined,
+      vars: Object.create(state.vars),
+    };
     const ops = blockOperators(template, req, own);
     ops.vars = Object.create(layer) as Variables;
     const stops = req.protocol === 'http' && req.stopAtFirstMatch;
