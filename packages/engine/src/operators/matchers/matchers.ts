@@ -230,7 +230,10 @@ export function runMatchers(
     const r = m.match(event);
     if (r.matched) {
       any = true;
-      if (m.name && !m.internal) (names ??= []).push(m.name);
+      if (m.name && !m.internal) {
+        names ??= [];
+        names.push(m.name);
+      }
       if (r.values.length > 0) {
         values ??= [];
         for (const v of r.values) values.push(v);
