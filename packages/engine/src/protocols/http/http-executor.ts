@@ -48,7 +48,7 @@ const DEFAULT_UA = 'Mozilla/5.0 (compatible; perimeter-scan/0.1)';
 const unresolved: string[] = [];
 
 function fill(text: string, vars: Variables): string {
-  unresolved.length = 0;
+  if (unresolved.length > 0) unresolved.length = 0;
   const filled = interpolateInto(text, vars, unresolved);
   if (unresolved.length > 0) throw new UnresolvedVariableError(unresolved.splice(0));
   return filled;

@@ -9,10 +9,6 @@ import { executeUnsafeHttpRequest } from './http-unsafe.ts';
 const DONE: IteratorReturnResult<undefined> = Object.freeze({ value: undefined, done: true });
 const ALL_DONE: Promise<IteratorReturnResult<undefined>> = Promise.resolve(DONE);
 
-function asResult(value: ProtocolResponse): IteratorYieldResult<ProtocolResponse> {
-  return { value, done: false };
-}
-
 /**
  * The responses of one http request block for one payload combination, in spec order. A
  * plain iterator rather than an async generator: it runs once per payload combination, and a
@@ -40,9 +36,7 @@ class HttpResponses implements AsyncIterableIterator<ProtocolResponse> {
 
   next(): Promise<IteratorResult<ProtocolResponse, undefined>> {
     const at = this.nextSpec();
-    if (at < 0) return ALL_DONE;
-    // A promise chain rather than an async method: one async layer less per request.
-    return this.send(at).then(asResult, this.failed);
+    return at < 0 ? ALL_DONE : this.exchange(at);
   }
 
   /** The next spec to send, or -1 (`@once` raw requests are sent once per template run). */
@@ -78,18 +72,22 @@ class HttpResponses implements AsyncIterableIterator<ProtocolResponse> {
         );
   }
 
-  /** A request that got no response: noted, and the next spec goes (unless the host or scan stopped). */
-  private readonly failed = (err: unknown): Promise<IteratorResult<ProtocolResponse, undefined>> => {
-    const { req, ctx, state } = this;
-    if (err instanceof HostSkippedError || ctx.signal.aborted) {
-      this.cursor = req.specs.length;
-      throw err;
+  private async exchange(i: number): Promise<IteratorResult<ProtocolResponse, undefined>> {
+    try {
+      return { value: await this.send(i), done: false };
+    } catch (err) {
+      // No response: noted, and the next spec goes (unless the host or the scan stopped).
+      const { req, ctx, state } = this;
+      if (err instanceof HostSkippedError || ctx.signal.aborted) {
+        this.cursor = req.specs.length;
+        throw err;
+      }
+      const unsendable = err instanceof InvalidRequestError || err instanceof UnresolvedVariableError;
+      state.incomplete.add(unsendable ? 'invalid_request' : 'request_failed');
+      state.errors.push(`http: ${(err as Error).message}`);
+      return this.next();
     }
-    const unsendable = err instanceof InvalidRequestError || err instanceof UnresolvedVariableError;
-    state.incomplete.add(unsendable ? 'invalid_request' : 'request_failed');
-    state.errors.push(`http: ${(err as Error).message}`);
-    return this.next();
-  };
+  }
 
   /** The runner stopped early (stop-at-first-match): send nothing more. */
   return(): Promise<IteratorResult<ProtocolResponse, undefined>> {
