@@ -1,11 +1,14 @@
 /**
- * CPU time per request of the template engine's HTTP path, against the lab in its own process
- * (`lab`: the engine, a raw undici loop and the engine's HttpClient alone, interleaved, the same
- * requests and concurrency each) and against a stub HTTP client (`stub`, no network): less
- * sensitive to the machine's load than requests/s. Medians of ≥ 5 rounds with the load average;
- * results in bench-results/, `--record` appends them to docs/benchmarks.md.
- * Run: npx tsx packages/engine/scripts/engine-cpu.ts [lab|stub] [rounds] [--record]
+ * CPU time and young-generation collections (scavenges) per request of the template engine's HTTP
+ * path, against the lab in its own process (`lab`: the engine, a raw undici loop and the engine's
+ * HttpClient alone, interleaved, the same requests and concurrency each) and against a stub HTTP
+ * client (`stub`, no network): less sensitive to the machine's load than requests/s. Medians of ≥ 5
+ * rounds with the load average; results in bench-results/, `--record` appends them to
+ * docs/benchmarks.md. `engine` runs the engine alone against the lab (for `node --cpu-prof` or
+ * `--trace-gc`: `node --import tsx --cpu-prof packages/engine/scripts/engine-cpu.ts engine 3`).
+ * Run: npx tsx packages/engine/scripts/engine-cpu.ts [lab|stub|engine] [rounds] [--record]
  */
+import { constants, PerformanceObserver } from 'node:perf_hooks';
 import { BenchReport, interleaved, MIN_ROUNDS, type Sample, summarize } from '@perimeter/lab/bench';
 import {
   HttpClient,
@@ -15,7 +18,33 @@ import {
 import { defaultExecutors } from '../src/protocols/index.ts';
 import { compileTemplateSource } from '../src/templates/template-compile.ts';
 import { type TemplateJob, TemplateScanner } from '../src/templates/template-scanner.ts';
-import { measure, type Rate, rawLoop, startLabProcess } from './findings-bench.ts';
+import { measure as measureCpu, type Rate, rawLoop, startLabProcess } from './findings-bench.ts';
+
+interface Figures extends Rate {
+  /** Young-generation collections per 1,000 requests (their count tracks the bytes allocated). */
+  scavengesPerK: number;
+}
+
+let scavenges = 0;
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries())
+    if ((e as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MINOR)
+      scavenges++;
+}).observe({ entryTypes: ['gc'] });
+
+/** GC entries arrive after the collection, on a later turn of the event loop. */
+const settle = () => new Promise((r) => setTimeout(r, 20));
+
+/** A run's figures with the scavenges it caused. */
+async function counted(run: () => Promise<Rate>): Promise<Figures> {
+  await settle();
+  const before = scavenges;
+  const rate = await run();
+  await settle();
+  return { ...rate, scavengesPerK: ((scavenges - before) * 1000) / Math.max(1, rate.requests) };
+}
+
+const measure = (run: () => Promise<number>) => counted(() => measureCpu(run));
 
 const mode = process.argv[2] ?? 'lab';
 const rounds = Number(process.argv[3] ?? MIN_ROUNDS);
@@ -102,11 +131,12 @@ function client(origin: string) {
 
 const report = new BenchReport('engine-cpu', `Template engine CPU per request (${mode})`);
 if (rounds < MIN_ROUNDS) report.notRecordable(`${rounds} rounds (at least ${MIN_ROUNDS})`);
-const line = (name: string, samples: Sample<Rate>[]) => {
+const line = (name: string, samples: Sample<Figures>[]) => {
   const cpu = summarize(samples, (r) => r.cpuUsPerRequest);
   const rate = summarize(samples, (r) => r.rate);
+  const gc = summarize(samples, (r) => r.scavengesPerK);
   report.say(
-    `- ${name}: median ${cpu.median.toFixed(1)} µs CPU/request, ${rate.median.toFixed(0)} req/s (${samples[0]?.value.requests} requests a round; load ${cpu.load})`,
+    `- ${name}: median ${cpu.median.toFixed(1)} µs CPU/request, ${gc.median.toFixed(2)} scavenges per 1,000 requests, ${rate.median.toFixed(0)} req/s (${samples[0]?.value.requests} requests a round; load ${cpu.load})`,
   );
   return cpu.median;
 };
@@ -117,13 +147,26 @@ if (mode === 'stub') {
   );
   line('engine against a stub HTTP client (no network)', stub ?? []);
   report.figure('stub', stub);
+} else if (mode === 'engine') {
+  const lab = await startLabProcess();
+  const origin = `http://${lab.subnet}.10:${lab.portMap[80] ?? 80}`;
+  try {
+    const [eng] = await interleaved([{ name: 'engine', run: () => engine(origin, perJob, false) }], {
+      rounds,
+      log: console.log,
+    });
+    line(`template engine alone against ${origin}`, eng ?? []);
+    report.notRecordable('the engine alone (a profiling run)');
+  } finally {
+    lab.stop();
+  }
 } else {
   const lab = await startLabProcess();
   const origin = `http://${lab.subnet}.10:${lab.portMap[80] ?? 80}`;
   try {
     const [raw, client_, eng] = await interleaved(
       [
-        { name: 'raw', run: () => rawLoop(origin, concurrency, requests) },
+        { name: 'raw', run: () => counted(() => rawLoop(origin, concurrency, requests)) },
         { name: 'client', run: () => client(origin) },
         { name: 'engine', run: () => engine(origin, perJob, false) },
       ],

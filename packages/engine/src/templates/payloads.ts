@@ -29,7 +29,9 @@ export function* payloadCombinations(
     const end = Math.min(values.length, MAX_COMBINATIONS);
     for (let i = 0; i < end; i++) {
       const v = values[i] as string;
-      yield combination(names, () => v);
+      const out: Record<string, string> = {};
+      for (let j = 0; j < names.length; j++) out[names[j] as string] = v;
+      yield out;
     }
     return;
   }

@@ -45,23 +45,34 @@ export class Semaphore {
   constructor(private readonly limit: number) {}
 
   async acquire(): Promise<() => void> {
-    if (this.active >= this.limit) await new Promise<void>((resolve) => this.waiters.push(resolve));
-    return this.take();
+    await this.take();
+    return this.releaser();
   }
 
-  /** A slot now, or undefined when all are taken (the caller then awaits `acquire`). */
-  tryAcquire(): (() => void) | undefined {
-    return this.active < this.limit && this.waiters.length === 0 ? this.take() : undefined;
-  }
-
-  private take(): () => void {
+  /** Takes a slot when one is free now (give it back with `release`; no closure per slot). */
+  tryTake(): boolean {
+    if (this.active >= this.limit || this.waiters.length > 0) return false;
     this.active++;
+    return true;
+  }
+
+  /** Takes a slot, waiting for one (give it back with `release`). */
+  async take(): Promise<void> {
+    if (this.active >= this.limit) await new Promise<void>((resolve) => this.waiters.push(resolve));
+    this.active++;
+  }
+
+  release(): void {
+    this.active--;
+    this.waiters.shift()?.();
+  }
+
+  private releaser(): () => void {
     let released = false;
     return () => {
       if (released) return;
       released = true;
-      this.active--;
-      this.waiters.shift()?.();
+      this.release();
     };
   }
 
@@ -75,6 +86,8 @@ export interface UnresponsiveHost {
   errors: number;
   lastError: string;
 }
+
+const MAX_IDLE_SEMAPHORES = 1024;
 
 /**
  * Per-host concurrency and error budget: after `errorBudget` failed requests (timeouts,
@@ -95,17 +108,37 @@ export class HostGate {
   }
 
   async acquire(host: string): Promise<() => void> {
-    const now = this.tryAcquire(host);
-    if (now) return now;
-    const sem = this.semaphoreOf(host);
-    return this.wrap(host, sem, await sem.acquire());
+    const sem = await this.enter(host);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.leave(host, sem);
+    };
   }
 
-  /** A slot on `host` without waiting, or undefined when the host is at its limit. */
-  tryAcquire(host: string): (() => void) | undefined {
+  /**
+   * A slot on `host` without waiting — the host's semaphore, to give back with `leave` — or
+   * undefined when the host is at its limit (no closure per request, unlike `acquire`).
+   */
+  tryEnter(host: string): Semaphore | undefined {
     const sem = this.semaphoreOf(host);
-    const release = sem.tryAcquire();
-    return release ? this.wrap(host, sem, release) : undefined;
+    return sem.tryTake() ? sem : undefined;
+  }
+
+  /** A slot on `host`, waiting for one; give it back with `leave`. */
+  async enter(host: string): Promise<Semaphore> {
+    const sem = this.semaphoreOf(host);
+    await sem.take();
+    return sem;
+  }
+
+  leave(host: string, sem: Semaphore): void {
+    sem.release();
+    // Bounded memory: idle hosts' semaphores are forgotten once there are many (not at every
+    // release: a host with one request at a time would get a new semaphore per request).
+    if (this.semaphores.size > MAX_IDLE_SEMAPHORES && sem.idle && this.semaphores.get(host) === sem)
+      this.semaphores.delete(host);
   }
 
   private semaphoreOf(host: string): Semaphore {
@@ -115,14 +148,6 @@ export class HostGate {
       this.semaphores.set(host, s);
     }
     return s;
-  }
-
-  private wrap(host: string, sem: Semaphore, release: () => void): () => void {
-    return () => {
-      release();
-      // Bounded memory: forget idle hosts' semaphores.
-      if (sem.idle && this.semaphores.get(host) === sem) this.semaphores.delete(host);
-    };
   }
 
   recordError(host: string, message: string): void {

@@ -1,24 +1,27 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { findingFingerprint, hostNames, maskSecrets, truncate } from '../findings/evidence.ts';
-import { SEVERITY_ORDERING, type TemplateFinding } from '../findings/types.ts';
-import type { DslValue } from '../operators/dsl/dsl-functions.ts';
+import type { TemplateFinding } from '../findings/types.ts';
 import { interpolate } from '../operators/dsl/dsl-interpolate.ts';
-import { runMatchers } from '../operators/matchers/matchers.ts';
-import type { OperatorEvent } from '../operators/operator-types.ts';
 import type { OobPending } from '../protocols/oob/oob-correlator.ts';
 import { markRequest, markValues, replaceMarkers } from '../protocols/oob/oob-markers.ts';
-import type { OobInteraction } from '../protocols/oob/oob-types.ts';
 import { runFlow } from './flow/flow-interpreter.ts';
 import { payloadCombinations } from './payloads.ts';
 import { HostSkippedError } from './politeness.ts';
 import type { ProtocolResponse, RunContext, Variables } from './run-types.ts';
 import { type ParsedTarget, parseTarget, targetVariables } from './target-variables.ts';
-import type {
-  CompiledOperators,
-  CompiledRequest,
-  CompiledTemplate,
-  HttpPartsWanted,
-} from './template-types.ts';
+import {
+  type DeferredResponse,
+  MAX_DEFERRED_PER_RUN,
+  oobPending,
+  snapshotValues,
+} from './template-run-oob.ts';
+import { blockOperators, blockOperatorsEvent, keepIndexedParts, NONE } from './template-run-operators.ts';
+import type { CompiledRequest, CompiledTemplate, HttpPartsWanted } from './template-types.ts';
+
+/**
+ * A protocol's responses to one request block and payload combination. `isDrained` (when the
+ * protocol offers it) says that nothing is left without another `next()`.
+ */
+export type ProtocolResponses = AsyncIterator<ProtocolResponse, undefined> & { readonly isDrained?: boolean };
 
 /** Turns one compiled request into responses; a protocol module provides one per protocol. */
 export type ProtocolExecutor = (
@@ -41,6 +44,8 @@ export interface TemplateRunState {
   errors: string[];
   /** Fingerprints already reported in this run. */
   reported: Set<string>;
+  /** The last of them as matcher name, endpoint and path. */
+  lastReported?: [string, string, string];
   /** `@once` raw requests already sent in this run (request index:spec index). */
   onceSent: Set<string>;
   /** Derived http parts the template can read (undefined: all). */
@@ -55,20 +60,6 @@ export interface TemplateRunState {
   deferred?: DeferredResponse[];
   /** Responses past the per-run bound that were not kept for call-backs. */
   deferredDropped?: number;
-}
-
-/** A response sent with call-back names, kept until its call-backs arrive (or its wait ends). */
-interface DeferredResponse {
-  operators: CompiledOperators;
-  resp: ProtocolResponse;
-  /** The response's parts, payload values and variables as they were (later combinations overwrite the live ones). */
-  values: Record<string, DslValue>;
-  bytes?: Record<string, Buffer>;
-  defaultPart: string;
-  extracted: string[];
-  ids: Set<string>;
-  interactions: OobInteraction[];
-  matched: boolean;
 }
 
 /**
@@ -88,246 +79,13 @@ export interface TemplateRunResult {
   pending?: OobPending;
 }
 
-const MAX_HISTORY_VALUE = 256 * 1024;
-/** No extracted values (shared; never written to). */
-const NONE: string[] = [];
 // Indexed parts (`body_2`) are kept for the first requests of a template run only: that is
 // what multi-request templates address, and payload loops then cost neither memory nor time.
 const MAX_HISTORY_REQUESTS = 10;
 
-/**
- * The operators' view of a response: its parts over the payload values, over earlier
- * responses' indexed parts, over the variables — layered with prototypes, not copied, so a
- * long payload loop costs no copying.
- */
-function blockOperatorsEvent(resp: ProtocolResponse, layer: Variables): OperatorEvent {
-  const own = resp.event.values;
-  // The response object is this response's alone: layer it over the variables in place
-  // (copying its parts onto a new object costs more than the request itself), and hand the
-  // response's own event on (its values are that object).
-  if (Object.getPrototypeOf(own) !== layer) Object.setPrototypeOf(own, layer);
-  return resp.event;
-}
-
-/**
- * Keeps this response's parts under their indexed names (`body_2`) — only the names the
- * template refers to. The history object is a prototype of every later response's parts:
- * adding properties to it is what makes lookups through it slow, so most templates (which
- * refer to no indexed part) never touch it.
- */
-function keepIndexedParts(state: TemplateRunState, template: CompiledTemplate, resp: ProtocolResponse): void {
-  const suffix = `_${state.counter}`;
-  for (const name of template.indexedParts) {
-    if (!name.endsWith(suffix)) continue;
-    const part = name.slice(0, -suffix.length);
-    // The response's own parts only (not the payload values and variables beneath them).
-    if (!Object.hasOwn(resp.event.values, part)) continue;
-    const v = resp.event.values[part];
-    if (v === undefined) continue;
-    state.history[name] =
-      typeof v === 'string' && v.length > MAX_HISTORY_VALUE ? v.slice(0, MAX_HISTORY_VALUE) : v;
-  }
-}
-
-function buildFinding(
-  template: CompiledTemplate,
-  state: TemplateRunState,
-  resp: ProtocolResponse,
-  matcherName: string | undefined,
-  extracted: string[],
-): TemplateFinding | undefined {
-  // One finding per fingerprint in a run: later responses of a payload loop add nothing.
-  const key = `${matcherName ?? ''}\u0000${resp.endpoint}\u0000${resp.path}`;
-  if (state.reported.has(key)) return undefined;
-  state.reported.add(key);
-  const fingerprint = findingFingerprint(template.id, matcherName, resp.endpoint, resp.path);
-  let hostname = state.target.hostname;
-  if (/^https?:\/\//i.test(resp.matchedAt))
-    hostname = new URL(resp.matchedAt).hostname.replace(/^\[|\]$/g, '');
-  const names = hostNames(hostname);
-  const info = template.info;
-  const finding: TemplateFinding = {
-    subclass: 'exploit_scanner',
-    fingerprint,
-    templateId: template.id,
-    name: info.name,
-    severity: info.severity,
-    severityOrdering: SEVERITY_ORDERING[info.severity],
-    host: names.host,
-    mainDomain: names.mainDomain,
-    subdomain: names.subdomain,
-    matchedAt: resp.matchedAt,
-    extracted: extracted.map(maskSecrets),
-    references: info.references,
-    tags: info.tags,
-  };
-  if (matcherName) finding.matcherName = matcherName;
-  if (info.description) finding.description = info.description;
-  if (info.impact) finding.impact = info.impact;
-  if (info.remediation) finding.remediation = info.remediation;
-  if (info.classification) finding.classification = info.classification;
-  if (resp.evidence) finding.evidence = resp.evidence();
-  else if (resp.request !== undefined || resp.response !== undefined)
-    finding.evidence = { request: resp.request ?? '', response: resp.response ?? '', curl: resp.curl ?? '' };
-  return finding;
-}
-
-/** The findings one response makes under a block's operators, or undefined when it does not match. */
-function matchFindings(
-  template: CompiledTemplate,
-  state: TemplateRunState,
-  resp: ProtocolResponse,
-  operators: CompiledOperators,
-  reportable: boolean,
-  event: OperatorEvent,
-  extracted: string[],
-): (TemplateFinding | undefined)[] | undefined {
-  const { matchers, condition } = operators;
-  if (matchers.length === 0) {
-    if (extracted.length === 0) return undefined;
-    return [buildFinding(template, state, resp, undefined, extracted)];
-  }
-  const outcome = runMatchers(matchers, condition, event);
-  if (!outcome.matched) return undefined;
-  if (!reportable) return [];
-  if (condition === 'or' && outcome.names.length > 0)
-    return outcome.names.map((name) => buildFinding(template, state, resp, name, extracted));
-  return [buildFinding(template, state, resp, undefined, extracted)];
-}
-
-const MAX_EVIDENCE_INTERACTIONS = 5;
-const INTERACTION_TEXT = 4096;
-// Waiting responses are kept while other templates run: bounded per run and per value.
-const MAX_DEFERRED_PER_RUN = 256;
-const MAX_DEFERRED_VALUE = 64 * 1024;
-
-/** A response's parts as they are now, flattened (its layers change with the next combination). */
-function snapshotValues(values: Record<string, DslValue>): Record<string, DslValue> {
-  const out = Object.create(null) as Record<string, DslValue>;
-  for (const k in values) {
-    const v = values[k] as DslValue;
-    out[k] = typeof v === 'string' && v.length > MAX_DEFERRED_VALUE ? v.slice(0, MAX_DEFERRED_VALUE) : v;
-  }
-  return out;
-}
-
-/** The run's waiting responses, matched against call-backs as they arrive (see oob-correlator.ts). */
-function oobPending(
-  template: CompiledTemplate,
-  state: TemplateRunState,
-  deferred: DeferredResponse[],
-): OobPending {
-  const ids = [...new Set(deferred.flatMap((d) => [...d.ids]))];
-  return {
-    ids,
-    isSettled: () => deferred.every((d) => d.matched),
-    evaluate(interactions, late) {
-      const out: TemplateFinding[] = [];
-      for (const d of deferred) {
-        if (d.matched) continue;
-        const mine = interactions.filter((i) => d.ids.has(i.id));
-        if (mine.length === 0) continue;
-        d.interactions.push(...mine);
-        for (const i of mine) {
-          // nuclei's parts: the protocol, the raw request (a DNS one lowercased), the raw response, the caller.
-          const values = Object.create(d.values) as Record<string, DslValue>;
-          values.interactsh_protocol = i.protocol;
-          values.interactsh_request = i.protocol === 'dns' ? i.rawRequest.toLowerCase() : i.rawRequest;
-          values.interactsh_response = i.rawResponse;
-          values.interactsh_ip = i.remoteAddress;
-          const event: OperatorEvent = {
-            values,
-            defaultPart: d.defaultPart,
-            ...(d.bytes ? { bytes: d.bytes } : {}),
-          };
-          const extracted = [...d.extracted];
-          for (const ex of d.operators.extractors) if (!ex.internal) extracted.push(...ex.extract(event));
-          const found = matchFindings(
-            template,
-            state,
-            d.resp,
-            d.operators,
-            d.operators.matchers.some((m) => !m.internal),
-            event,
-            [...new Set(extracted)],
-          );
-          if (!found) continue;
-          d.matched = true;
-          for (const f of found) {
-            if (!f) continue;
-            f.evidence = {
-              ...(f.evidence ?? { request: '', response: '', curl: '' }),
-              interactions: d.interactions.slice(0, MAX_EVIDENCE_INTERACTIONS).map((x) => ({
-                ...x,
-                rawRequest: maskSecrets(truncate(x.rawRequest, INTERACTION_TEXT)),
-                rawResponse: maskSecrets(truncate(x.rawResponse, INTERACTION_TEXT)),
-              })),
-              ...(late ? { late: true as const } : {}),
-            };
-            out.push(f);
-          }
-          break;
-        }
-      }
-      return out;
-    },
-  };
-}
-
 interface BlockOutcome {
   matched: boolean;
   findings: TemplateFinding[];
-}
-
-/**
- * One request block's operators over its responses: extractors run on every response (later
- * requests and flows read their values), matchers decide, findings are collected.
- */
-function blockOperators(template: CompiledTemplate, req: CompiledRequest, state: TemplateRunState) {
-  const { matchers, extractors } = req.operators;
-  const findings: TemplateFinding[] = [];
-  const pushFinding = (f: TemplateFinding | undefined) => {
-    if (f) findings.push(f);
-  };
-  const reportable = matchers.some((m) => !m.internal);
-  const ops = {
-    findings,
-    /** The last response's extracted values (non-internal), deduplicated. */
-    lastExtracted: NONE,
-    /** Named extractor values of this block so far (over the layer). */
-    vars: {} as Variables,
-    extract(resp: ProtocolResponse, layer: Variables): OperatorEvent {
-      const event = blockOperatorsEvent(resp, layer);
-      if (extractors.length === 0) {
-        ops.lastExtracted = NONE;
-        return event;
-      }
-      const extracted: string[] = [];
-      for (const ex of extractors) {
-        const values = ex.extract(event);
-        if (ex.name && values.length > 0) {
-          if (state.extracted) {
-            const all = state.extracted.get(ex.name) ?? [];
-            for (const v of values) if (!all.includes(v)) all.push(v);
-            state.extracted.set(ex.name, all);
-          }
-          state.vars[ex.name] = values[0] as string;
-          ops.vars[ex.name] = values[0] as string;
-          event.values[ex.name] = values[0] as string;
-        }
-        if (!ex.internal) extracted.push(...values);
-      }
-      ops.lastExtracted = [...new Set(extracted)];
-      return event;
-    },
-    evaluate(resp: ProtocolResponse, event: OperatorEvent, extracted: string[]): boolean {
-      const found = matchFindings(template, state, resp, req.operators, reportable, event, extracted);
-      if (!found) return false;
-      for (const f of found) pushFinding(f);
-      return true;
-    },
-  };
-  return ops;
 }
 
 async function runBlock(
@@ -345,7 +103,7 @@ async function runBlock(
   }
   const ops = blockOperators(template, req, state);
   let matchedAny = false;
-  let last: { resp: ProtocolResponse; vars: Variables } | undefined;
+  let last: ProtocolResponse | undefined;
   const oob = template.oob ? ctx.oob : undefined;
   let deferredAny = false;
 
@@ -374,45 +132,58 @@ async function runBlock(
     const vars = Object.assign(layer, values);
     ops.vars = vars;
     try {
-      for await (const resp of exec(sent, vars, ctx, state)) {
-        counter.requests++;
-        state.counter++;
-        if (state.counter <= MAX_HISTORY_REQUESTS) keepIndexedParts(state, template, resp);
-        const event = ops.extract(resp, vars);
-        if (ops.lastExtracted.length > 0) allExtracted.push(...ops.lastExtracted);
-        last = { resp, vars };
-        if (ids) {
-          // Its matchers read the call-backs: evaluated when they arrive.
-          deferredAny = true;
-          state.deferred ??= [];
-          if (state.deferred.length >= MAX_DEFERRED_PER_RUN) {
-            state.deferredDropped = (state.deferredDropped ?? 0) + 1;
-            if (state.deferredDropped === 1)
-              ctx.log(
-                'warn',
-                `${template.id}: more than ${MAX_DEFERRED_PER_RUN} responses wait for call-backs; later ones are not kept`,
-              );
+      // for-await by hand: a protocol that knows it has nothing left says so (isDrained), which
+      // saves an await per payload combination.
+      const responses = exec(sent, vars, ctx, state)[Symbol.asyncIterator]() as ProtocolResponses;
+      let finished = false;
+      try {
+        while (!responses.isDrained) {
+          const step = await responses.next();
+          if (step.done) break;
+          const resp = step.value;
+          counter.requests++;
+          state.counter++;
+          if (state.counter <= MAX_HISTORY_REQUESTS) keepIndexedParts(state, template, resp);
+          const event = ops.extract(resp, vars);
+          if (ops.lastExtracted.length > 0) allExtracted.push(...ops.lastExtracted);
+          last = resp;
+          if (ids) {
+            // Its matchers read the call-backs: evaluated when they arrive.
+            deferredAny = true;
+            state.deferred ??= [];
+            if (state.deferred.length >= MAX_DEFERRED_PER_RUN) {
+              state.deferredDropped = (state.deferredDropped ?? 0) + 1;
+              if (state.deferredDropped === 1)
+                ctx.log(
+                  'warn',
+                  `${template.id}: more than ${MAX_DEFERRED_PER_RUN} responses wait for call-backs; later ones are not kept`,
+                );
+              continue;
+            }
+            state.deferred.push({
+              operators: req.operators,
+              resp,
+              values: snapshotValues(event.values),
+              ...(event.bytes ? { bytes: event.bytes } : {}),
+              defaultPart: event.defaultPart,
+              extracted: ops.lastExtracted === NONE ? [] : [...ops.lastExtracted],
+              ids,
+              interactions: [],
+              matched: false,
+            });
             continue;
           }
-          state.deferred.push({
-            operators: req.operators,
-            resp,
-            values: snapshotValues(event.values),
-            ...(event.bytes ? { bytes: event.bytes } : {}),
-            defaultPart: event.defaultPart,
-            extracted: ops.lastExtracted === NONE ? [] : [...ops.lastExtracted],
-            ids,
-            interactions: [],
-            matched: false,
-          });
-          continue;
+          if (req.protocol === 'http' && req.reqCondition) continue;
+          if (req.operators.waitMs) await sleep(req.operators.waitMs, undefined, { signal: ctx.signal });
+          if (ops.evaluate(resp, event, ops.lastExtracted)) {
+            matchedAny = true;
+            if (req.protocol === 'http' && req.stopAtFirstMatch) break outer;
+          }
         }
-        if (req.protocol === 'http' && req.reqCondition) continue;
-        if (req.operators.waitMs) await sleep(req.operators.waitMs, undefined, { signal: ctx.signal });
-        if (ops.evaluate(resp, event, ops.lastExtracted)) {
-          matchedAny = true;
-          if (req.protocol === 'http' && req.stopAtFirstMatch) break outer;
-        }
+        finished = true;
+      } finally {
+        // Stopped early or failed: let the protocol end its work (as for-await does).
+        if (!finished) await responses.return?.();
       }
     } catch (err) {
       if (err instanceof HostSkippedError || ctx.signal.aborted) throw err;
@@ -421,8 +192,8 @@ async function runBlock(
   }
   if (req.protocol === 'http' && req.reqCondition && last && !deferredAny) {
     if (req.operators.waitMs) await sleep(req.operators.waitMs, undefined, { signal: ctx.signal });
-    const event = blockOperatorsEvent(last.resp, last.vars);
-    matchedAny = ops.evaluate(last.resp, event, [...new Set(allExtracted)]);
+    const event = blockOperatorsEvent(last, layer);
+    matchedAny = ops.evaluate(last, event, [...new Set(allExtracted)]);
   }
   return { matched: matchedAny, findings: ops.findings };
 }
@@ -492,7 +263,12 @@ export async function runCluster(
   const runs = members.map((template) => {
     const req = template.requests[0] as CompiledRequest;
     // Each member reports and extracts on its own: its own fingerprints, its own variables.
-    const own: TemplateRunState = { ...state, reported: new Set(), vars: Object.create(state.vars) };
+    const own: TemplateRunState = {
+      ...state,
+      reported: new Set(),
+      lastReported: undefined,
+      vars: Object.create(state.vars),
+    };
     const ops = blockOperators(template, req, own);
     ops.vars = Object.create(layer) as Variables;
     const stops = req.protocol === 'http' && req.stopAtFirstMatch;

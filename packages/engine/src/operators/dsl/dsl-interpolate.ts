@@ -162,8 +162,13 @@ function resolve(p: Placeholder, vars: DslContext, unresolved: string[]): string
  */
 export function interpolate(text: string, vars: DslContext): Interpolated {
   const unresolved: string[] = [];
-  if (!text.includes('{{') && !text.includes('§')) return { text, unresolved };
-  return { text: render(segmentsOf(text), vars, unresolved), unresolved };
+  return { text: interpolateInto(text, vars, unresolved), unresolved };
+}
+
+/** `interpolate` without a result object: the unresolved names are pushed onto `unresolved`. */
+export function interpolateInto(text: string, vars: DslContext, unresolved: string[]): string {
+  if (!text.includes('{{') && !text.includes('§')) return text;
+  return render(segmentsOf(text), vars, unresolved);
 }
 
 /**

@@ -210,27 +210,39 @@ export interface MatchersOutcome {
   values: string[];
 }
 
-/** Applies `matchers-condition` (default `or`) over compiled matchers. */
+const NOTHING: string[] = Object.freeze([]) as unknown as string[];
+const NO_MATCH: MatchersOutcome = Object.freeze({ matched: false, names: NOTHING, values: NOTHING });
+
+/**
+ * Applies `matchers-condition` (default `or`) over compiled matchers. Per response: the lists
+ * are created only when something goes in them (a shared empty one otherwise, never written to).
+ */
 export function runMatchers(
   matchers: CompiledMatcher[],
   condition: 'and' | 'or',
   event: OperatorEvent,
 ): MatchersOutcome {
-  const names: string[] = [];
-  const values: string[] = [];
+  let names: string[] | undefined;
+  let values: string[] | undefined;
   let any = false;
-  for (const m of matchers) {
+  for (let i = 0; i < matchers.length; i++) {
+    const m = matchers[i] as CompiledMatcher;
     const r = m.match(event);
     if (r.matched) {
       any = true;
-      if (m.name && !m.internal) names.push(m.name);
-      values.push(...r.values);
-    } else if (condition === 'and') {
-      return { matched: false, names: [], values: [] };
-    }
+      if (m.name && !m.internal) {
+        names ??= [];
+        names.push(m.name);
+      }
+      if (r.values.length > 0) {
+        values ??= [];
+        for (const v of r.values) values.push(v);
+      }
+    } else if (condition === 'and') return NO_MATCH;
   }
   const matched = condition === 'and' ? matchers.length > 0 : any;
-  return { matched, names, values };
+  if (!matched) return NO_MATCH;
+  return { matched, names: names ?? NOTHING, values: values ?? NOTHING };
 }
 
 export type { DslValue };

@@ -1,79 +1,10 @@
 import { lookup as dnsLookup } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import { Agent, type Dispatcher } from 'undici';
+import { GuardList, guardedPromise, RequestGuard } from './http-request-guard.ts';
+import { canonicalHeaderName, ResponseCollector, STATUS_TEXT, TOKEN } from './http-response-collector.ts';
+import { encodeRequestTarget, splitRawUrl } from './http-url.ts';
 import { type RawHttpResponse, rawHttpExchange } from './raw-http-client.ts';
-
-export interface RawUrl {
-  scheme: 'http' | 'https';
-  origin: string;
-  /** Path and query exactly as written (never normalised). */
-  path: string;
-  /** host[:port] as written. */
-  host: string;
-  hostname: string;
-  port: number;
-  /** `hostname:port` (the error budget's and fingerprint's key). */
-  endpoint: string;
-}
-
-const AUTHORITY_CACHE_SIZE = 1024;
-const authorities = new Map<string, Omit<RawUrl, 'path'>>();
-
-/** Scheme and authority parsed once (WHATWG rules for the host), then served from a small cache. */
-function parseAuthority(scheme: 'http' | 'https', written: string): Omit<RawUrl, 'path'> {
-  const key = `${scheme}://${written}`;
-  const hit = authorities.get(key);
-  if (hit) return hit;
-  const authority = written.replace(/^[^@]*@/, '');
-  const parsed = new URL(`${scheme}://${authority}/`);
-  const hostname = parsed.hostname.replace(/^\[|\]$/g, '');
-  const port = parsed.port ? Number(parsed.port) : scheme === 'https' ? 443 : 80;
-  const value = {
-    scheme,
-    origin: `${scheme}://${parsed.host}`,
-    host: parsed.host,
-    hostname,
-    port,
-    endpoint: `${hostname}:${port}`,
-  };
-  // Bounded: a scan of many hosts starts over rather than growing.
-  if (authorities.size >= AUTHORITY_CACHE_SIZE) authorities.clear();
-  authorities.set(key, value);
-  return value;
-}
-
-// The path runs to the fragment: spaces and other characters are encoded when sent.
-const RAW_URL = /^(https?):\/\/([^/?#\s]+)([^#]*)/i;
-const SPLIT_CACHE_SIZE = 512;
-const splits = new Map<string, RawUrl>();
-
-/**
- * Splits a URL without the WHATWG normalisation that would resolve `..` and `%2e` segments.
- * A request's URL is split several times on its way (build, send, parts, evidence): the
- * answers of the last few hundred URLs are kept (frozen, shared).
- */
-export function splitRawUrl(url: string): RawUrl {
-  const hit = splits.get(url);
-  if (hit) return hit;
-  const m = RAW_URL.exec(url.trim());
-  if (!m) throw new Error(`invalid URL '${url}'`);
-  const scheme = (m[1] as string).toLowerCase() as 'http' | 'https';
-  let path = m[3] ?? '';
-  if (path === '' || path.startsWith('?')) path = `/${path}`;
-  const a = parseAuthority(scheme, m[2] as string);
-  const value: RawUrl = Object.freeze({
-    scheme,
-    origin: a.origin,
-    path,
-    host: a.host,
-    hostname: a.hostname,
-    port: a.port,
-    endpoint: a.endpoint,
-  });
-  if (splits.size >= SPLIT_CACHE_SIZE) splits.clear();
-  splits.set(url, value);
-  return value;
-}
 
 export interface HttpRequestInit {
   method: string;
@@ -103,6 +34,12 @@ export interface HttpResponseData {
   durationMs: number;
 }
 
+/** The request target and headers as undici gets them. */
+export interface PreparedRequest {
+  path: string;
+  headers: Record<string, string>;
+}
+
 export interface HttpClientOptions {
   /**
    * Time limit of one exchange (connect, headers and the whole body), like nuclei's
@@ -128,119 +65,6 @@ export class InvalidRequestError extends Error {
   }
 }
 
-/** No complete response within the exchange's time limit. */
-export class RequestTimeoutError extends Error {
-  constructor(readonly timeoutMs: number) {
-    super(`no complete response within ${timeoutMs} ms`);
-    this.name = 'RequestTimeoutError';
-  }
-}
-
-/**
- * One request in flight: its deadline, the scan's signal, and how it settles. undici takes
- * it as the request's signal (any object with addEventListener, `aborted` and `reason`; one
- * listener per request). It settles `send()` itself: undici cannot abort a request still
- * queued in a pool (only once a connection took it), so neither the deadline nor the scan's
- * abort may depend on undici. Guards are linked in a list (no Set hashing per request) that
- * the client's one sweep timer walks.
- */
-class RequestGuard {
-  aborted = false;
-  reason: unknown = undefined;
-  private listener: (() => void) | undefined = undefined;
-  private settled = false;
-  prev: RequestGuard | undefined = undefined;
-  next: RequestGuard | undefined = undefined;
-  resolve: (res: HttpResponseData) => void = noop;
-  reject: (reason: unknown) => void = noop;
-
-  constructor(
-    private readonly list: GuardList,
-    readonly deadline: number,
-    readonly timeoutMs: number,
-    readonly signal: AbortSignal | undefined,
-  ) {}
-
-  addEventListener(_type: 'abort', listener: () => void): void {
-    if (this.aborted) queueMicrotask(listener);
-    else this.listener = listener;
-  }
-
-  removeEventListener(_type: 'abort', listener: () => void): void {
-    if (this.listener === listener) this.listener = undefined;
-  }
-
-  abort(reason: unknown): void {
-    if (this.aborted || this.settled) return;
-    this.aborted = true;
-    this.reason = reason;
-    const listener = this.listener;
-    this.listener = undefined;
-    // undici destroys the socket or the body stream: the connection goes back to the pool.
-    listener?.();
-    this.settle(undefined, reason);
-  }
-
-  settle(res: HttpResponseData | undefined, err: unknown): void {
-    if (this.settled) return;
-    this.settled = true;
-    this.list.remove(this);
-    if (res) this.resolve(res);
-    else this.reject(this.aborted ? this.reason : err);
-  }
-}
-
-function noop(): void {}
-
-/** The requests in flight of one client, and the timer that ends them (deadline, scan abort). */
-class GuardList {
-  private head: RequestGuard | undefined = undefined;
-  private timer: NodeJS.Timeout | undefined = undefined;
-
-  constructor(private readonly sweepMs: number) {}
-
-  add(guard: RequestGuard): void {
-    guard.next = this.head;
-    if (this.head) this.head.prev = guard;
-    this.head = guard;
-    if (this.timer) return;
-    this.timer = setInterval(() => this.sweep(), this.sweepMs);
-    this.timer.unref();
-  }
-
-  remove(guard: RequestGuard): void {
-    if (guard.prev) guard.prev.next = guard.next;
-    else if (this.head === guard) this.head = guard.next;
-    if (guard.next) guard.next.prev = guard.prev;
-    guard.prev = undefined;
-    guard.next = undefined;
-  }
-
-  private sweep(): void {
-    const now = performance.now();
-    for (let g = this.head; g; ) {
-      const next = g.next;
-      if (g.signal?.aborted) g.abort(g.signal.reason);
-      else if (now >= g.deadline) g.abort(new RequestTimeoutError(g.timeoutMs));
-      g = next;
-    }
-    if (!this.head) this.stop();
-  }
-
-  stop(): void {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
-  }
-}
-
-// The promise executor is shared (no closure per request): it hands its functions over here.
-let capturedResolve: (res: HttpResponseData) => void = noop;
-let capturedReject: (reason: unknown) => void = noop;
-function capture(resolve: (res: HttpResponseData) => void, reject: (reason: unknown) => void): void {
-  capturedResolve = resolve;
-  capturedReject = reject;
-}
-
 // Headers undici manages itself or refuses.
 const FORBIDDEN = new Set([
   'content-length',
@@ -254,7 +78,6 @@ const FORBIDDEN = new Set([
   'proxy-connection',
 ]);
 
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 type HeaderNameUse = 'send' | 'drop' | 'invalid';
 const headerNames = new Map<string, HeaderNameUse>();
 
@@ -266,39 +89,6 @@ function headerNameUse(name: string): HeaderNameUse {
     if (headerNames.size < 4096) headerNames.set(name, use);
   }
   return use;
-}
-
-// What undici would refuse, checked here: undici refuses a request inside a pool's connection
-// and leaves that connection waiting for a 'drain' that never comes — after as many refusals
-// as connections per origin, every later request to the origin queued forever.
-const NOT_VISIBLE_ASCII = /[^\x21-\x7e]/;
-
-function percentEncode(char: string): string {
-  let out = '';
-  for (const byte of Buffer.from(char, 'utf8'))
-    out += `%${byte < 16 ? '0' : ''}${byte.toString(16).toUpperCase()}`;
-  return out;
-}
-
-/**
- * The request target as nuclei sends it: spaces, control and non-ASCII characters
- * percent-encoded as UTF-8 (`管理员` → `%E7%AE%A1…`), a space in the query as `+` (nuclei's
- * query encoding), everything else — `%2e`, `..`, reserved characters — untouched.
- */
-export function encodeRequestTarget(target: string): string {
-  if (!NOT_VISIBLE_ASCII.test(target)) return target;
-  const q = target.indexOf('?');
-  let out = '';
-  let i = 0;
-  for (const char of target) {
-    const inQuery = q >= 0 && i > q;
-    i += char.length;
-    const code = char.codePointAt(0) as number;
-    if (code > 0x20 && code < 0x7f) out += char;
-    else if (code === 0x20 && inQuery) out += '+';
-    else out += percentEncode(char);
-  }
-  return out;
 }
 
 /**
@@ -317,7 +107,7 @@ function headerValueBytes(value: string): string | undefined {
 }
 
 /** The path and headers undici will accept, or an InvalidRequestError before any traffic. */
-function prepareRequest(init: HttpRequestInit): { path: string; headers: Record<string, string> } {
+function prepareRequest(init: HttpRequestInit): PreparedRequest {
   if (!TOKEN.test(init.method)) throw new InvalidRequestError(`invalid request method '${init.method}'`);
   const path = encodeRequestTarget(splitRawUrl(init.url).path);
   // The caller's headers as they are unless one must change (undici does not change them).
@@ -342,113 +132,6 @@ function prepareRequest(init: HttpRequestInit): { path: string; headers: Record<
     if (use === 'send') headers[name] = bytes;
   }
   return { path, headers };
-}
-
-const canonicalNames = new Map<string, string>();
-
-/** Go's CanonicalMIMEHeaderKey (what nuclei's responses hold): `x-powered-by` → `X-Powered-By`. */
-export function canonicalHeaderName(name: string): string {
-  let c = canonicalNames.get(name);
-  if (c === undefined) {
-    c = TOKEN.test(name)
-      ? name
-          .toLowerCase()
-          .replace(/(^|-)([a-z])/g, (_m, dash: string, letter: string) => dash + letter.toUpperCase())
-      : name;
-    if (canonicalNames.size < 4096) canonicalNames.set(name, c);
-  }
-  return c;
-}
-
-/**
- * Collects one response from undici's dispatch callbacks into HttpResponseData and settles
- * the request's guard. undici's callback form with raw headers (its newer form only wraps
- * this one and builds a header object per response). Header names as nuclei's Go client shows
- * them (canonical MIME form, whatever case the server used); a repeated header's values stay
- * together, in order, where it first appeared. The body stops at `maxBytes`: the response
- * settles there, truncated, and the exchange is cut (the connection closes).
- */
-class ResponseCollector implements Dispatcher.DispatchHandler {
-  private status = 0;
-  private statusText = '';
-  private headers: [string, string][] = [];
-  private readonly chunks: Buffer[] = [];
-  private size = 0;
-  private abortExchange: ((err?: Error) => void) | undefined = undefined;
-
-  constructor(
-    private readonly url: string,
-    private readonly guard: RequestGuard,
-    private readonly maxBytes: number,
-    private readonly started: number,
-    /** Takes over an error it can answer another way (true), e.g. a refused 101. */
-    private readonly recover: (err: Error) => boolean = () => false,
-  ) {}
-
-  onConnect(abort: (err?: Error) => void): void {
-    // The scan's abort or the deadline ends the exchange (see RequestGuard).
-    this.abortExchange = abort;
-    const guard = this.guard;
-    guard.addEventListener('abort', () => abort(guard.reason as Error));
-  }
-
-  onHeaders(statusCode: number, raw: Buffer[]): boolean {
-    this.status = statusCode;
-    this.statusText = STATUS_TEXT[statusCode] ?? '';
-    const pairs: [string, string][] = [];
-    for (let i = 0; i + 1 < raw.length; i += 2) {
-      const name = canonicalHeaderName((raw[i] as Buffer).toString('latin1'));
-      const value = (raw[i + 1] as Buffer).toString('utf8');
-      let at = -1;
-      for (let j = pairs.length - 1; j >= 0; j--)
-        if ((pairs[j] as [string, string])[0] === name) {
-          at = j;
-          break;
-        }
-      if (at < 0 || at === pairs.length - 1) pairs.push([name, value]);
-      else pairs.splice(at + 1, 0, [name, value]);
-    }
-    this.headers = pairs;
-    return true;
-  }
-
-  onData(chunk: Buffer): boolean {
-    if (this.size + chunk.length > this.maxBytes) {
-      this.chunks.push(chunk.subarray(0, this.maxBytes - this.size));
-      this.size = this.maxBytes;
-      this.finish(true);
-      this.abortExchange?.(new Error('response larger than the size limit'));
-      return false;
-    }
-    this.chunks.push(chunk);
-    this.size += chunk.length;
-    return true;
-  }
-
-  onComplete(): void {
-    this.finish(false);
-  }
-
-  onError(err: Error): void {
-    if (this.recover(err)) return;
-    this.guard.settle(undefined, err);
-  }
-
-  private finish(truncated: boolean): void {
-    const chunks = this.chunks;
-    this.guard.settle(
-      {
-        url: this.url,
-        status: this.status,
-        statusText: this.statusText,
-        headers: this.headers,
-        body: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, this.size),
-        truncated,
-        durationMs: performance.now() - this.started,
-      },
-      undefined,
-    );
-  }
 }
 
 export class HttpClient {
@@ -507,7 +190,7 @@ export class HttpClient {
     signal?: AbortSignal,
     maxBytes = this.maxResponseBytes,
   ): Promise<HttpResponseData> {
-    let prepared: { path: string; headers: Record<string, string> };
+    let prepared: PreparedRequest;
     try {
       prepared = prepareRequest(init);
     } catch (err) {
@@ -517,9 +200,7 @@ export class HttpClient {
     const timeoutMs = init.timeoutMs ?? this.timeoutMs;
     const started = performance.now();
     const guard = new RequestGuard(this.inflight, started + timeoutMs, timeoutMs, signal);
-    const promise = new Promise<HttpResponseData>(capture);
-    guard.resolve = capturedResolve;
-    guard.reject = capturedReject;
+    const promise = guardedPromise(guard);
     this.inflight.add(guard);
     void this.exchange(init, prepared, guard, maxBytes, started);
     return promise;
@@ -531,7 +212,7 @@ export class HttpClient {
    */
   private exchange(
     init: HttpRequestInit,
-    prepared: { path: string; headers: Record<string, string> },
+    prepared: PreparedRequest,
     guard: RequestGuard,
     maxBytes: number,
     started: number,
@@ -551,25 +232,28 @@ export class HttpClient {
     }
     // undici takes a per-request server name (it reconnects when it changes); not in its types.
     if (init.servername) (options as { servername?: string }).servername = init.servername;
-    // undici fails a request answered `101 Switching Protocols` that did not ask to upgrade
-    // ('bad upgrade', or one of its parser's assertions when the answer has no Upgrade
-    // header); nuclei reads that answer as the response: ask again over a socket.
-    const refusedUpgrade = (err: Error): boolean => {
-      if (!isRefusedUpgrade(err)) return false;
-      this.rawExchange(init, serializeRequest(init, prepared), guard, maxBytes).then(
-        (raw) => guard.settle({ ...raw, durationMs: performance.now() - started }, undefined),
-        (e) => guard.settle(undefined, e),
-      );
-      return true;
-    };
     try {
       this.dispatcher.dispatch(
         options,
-        new ResponseCollector(init.url, guard, maxBytes, started, refusedUpgrade),
+        new ResponseCollector(init, prepared, guard, maxBytes, started, this),
       );
     } catch (err) {
       guard.settle(undefined, err);
     }
+  }
+
+  /** A refused `101 Switching Protocols` answer asked for again over a socket (see ResponseCollector). */
+  resendRaw(
+    init: HttpRequestInit,
+    prepared: PreparedRequest,
+    guard: RequestGuard,
+    maxBytes: number,
+    started: number,
+  ): void {
+    this.rawExchange(init, serializeRequest(init, prepared), guard, maxBytes).then(
+      (raw) => guard.settle({ ...raw, durationMs: performance.now() - started }, undefined),
+      (e) => guard.settle(undefined, e),
+    );
   }
 
   /**
@@ -633,16 +317,8 @@ export class HttpClient {
   }
 }
 
-function isRefusedUpgrade(err: unknown): boolean {
-  const code = (err as { code?: string }).code;
-  return (code === 'UND_ERR_SOCKET' && (err as Error).message === 'bad upgrade') || code === 'ERR_ASSERTION';
-}
-
 /** The request as undici would have written it (for a resend over a plain socket). */
-function serializeRequest(
-  init: HttpRequestInit,
-  prepared: { path: string; headers: Record<string, string> },
-): Buffer {
+function serializeRequest(init: HttpRequestInit, prepared: PreparedRequest): Buffer {
   const names = Object.keys(prepared.headers);
   const host = names.find((k) => k.toLowerCase() === 'host');
   let head = `${init.method} ${prepared.path} HTTP/1.1\r\nHost: ${host ? prepared.headers[host] : splitRawUrl(init.url).host}\r\n`;
@@ -651,25 +327,3 @@ function serializeRequest(
   if (body.length > 0) head += `Content-Length: ${body.length}\r\n`;
   return Buffer.concat([Buffer.from(`${head}Connection: close\r\n\r\n`, 'latin1'), body]);
 }
-
-const STATUS_TEXT: Record<number, string> = {
-  101: 'Switching Protocols',
-  200: 'OK',
-  201: 'Created',
-  204: 'No Content',
-  301: 'Moved Permanently',
-  302: 'Found',
-  303: 'See Other',
-  304: 'Not Modified',
-  307: 'Temporary Redirect',
-  308: 'Permanent Redirect',
-  400: 'Bad Request',
-  401: 'Unauthorized',
-  403: 'Forbidden',
-  404: 'Not Found',
-  405: 'Method Not Allowed',
-  429: 'Too Many Requests',
-  500: 'Internal Server Error',
-  502: 'Bad Gateway',
-  503: 'Service Unavailable',
-};

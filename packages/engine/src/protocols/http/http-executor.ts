@@ -1,8 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { maskSecrets, toCurl, truncate } from '../../findings/evidence.ts';
-import type { DslValue } from '../../operators/dsl/dsl-functions.ts';
-import { interpolate } from '../../operators/dsl/dsl-interpolate.ts';
-import { HostSkippedError } from '../../templates/politeness.ts';
+import { interpolateInto } from '../../operators/dsl/dsl-interpolate.ts';
+import { HostSkippedError, type Semaphore } from '../../templates/politeness.ts';
 import type { ProtocolResponse, RunContext, Variables } from '../../templates/run-types.ts';
 import type {
   CompiledHttpRequest,
@@ -10,13 +8,9 @@ import type {
   PathHttpSpec,
   RawHttpSpec,
 } from '../../templates/template-types.ts';
-import {
-  encodeRequestTarget,
-  type HttpRequestInit,
-  type HttpResponseData,
-  InvalidRequestError,
-  splitRawUrl,
-} from './http-client.ts';
+import { type HttpRequestInit, type HttpResponseData, InvalidRequestError } from './http-client.ts';
+import { HttpProtocolResponse, httpEventValues } from './http-parts.ts';
+import { splitRawUrl } from './http-url.ts';
 
 export class UnresolvedVariableError extends Error {
   constructor(readonly names: string[]) {
@@ -48,13 +42,16 @@ export function isRequestAllowed(
   return splitRawUrl(url).hostname.toLowerCase() === targetHost.toLowerCase();
 }
 
-const EVIDENCE_BYTES = 4096;
 const DEFAULT_UA = 'Mozilla/5.0 (compatible; perimeter-scan/0.1)';
 
+/** Unresolved names of the current fill (fill is synchronous: one list serves every call). */
+const unresolved: string[] = [];
+
 function fill(text: string, vars: Variables): string {
-  const r = interpolate(text, vars);
-  if (r.unresolved.length > 0) throw new UnresolvedVariableError(r.unresolved);
-  return r.text;
+  if (unresolved.length > 0) unresolved.length = 0;
+  const filled = interpolateInto(text, vars, unresolved);
+  if (unresolved.length > 0) throw new UnresolvedVariableError(unresolved.splice(0));
+  return filled;
 }
 
 /** Builds the request for one path or raw spec with the variables filled in. */
@@ -68,13 +65,9 @@ export function buildHttpRequest(
     const headers: Record<string, string> = { 'User-Agent': DEFAULT_UA };
     const own = req.headers;
     for (const k in own) headers[k] = fill(own[k] as string, vars);
-    const body = req.body !== undefined ? fill(req.body, vars) : undefined;
-    return {
-      method: req.method,
-      url: checkedUrl(url),
-      headers,
-      ...(body !== undefined ? { body } : {}),
-    };
+    const init: HttpRequestInit = { method: req.method, url: checkedUrl(url), headers };
+    if (req.body !== undefined) init.body = fill(req.body, vars);
+    return init;
   }
   const text = fill(spec.text, vars).replace(/\r\n/g, '\n');
   const sep = text.indexOf('\n\n');
@@ -149,158 +142,71 @@ function checkedUrl(url: string): string {
   return url;
 }
 
-export function rawRequestText(init: HttpRequestInit): string {
-  const u = splitRawUrl(init.url);
-  let text = `${init.method} ${encodeRequestTarget(u.path)} HTTP/1.1\r\nHost: ${u.host}\r\n`;
-  for (const k in init.headers) if (k.toLowerCase() !== 'host') text += `${k}: ${init.headers[k]}\r\n`;
-  return `${text}\r\n${init.body ?? ''}`;
-}
-
-function headerBlock(res: HttpResponseData): string {
-  let block = res.statusText ? `HTTP/1.1 ${res.status} ${res.statusText}\r\n` : `HTTP/1.1 ${res.status}\r\n`;
-  const h = res.headers;
-  for (let i = 0; i < h.length; i++) {
-    const pair = h[i] as [string, string];
-    block += `${pair[0]}: ${pair[1]}\r\n`;
-  }
-  return block;
-}
-
-const partNames = new Map<string, string>();
-
-/** Header name → part name (`Content-Type` → `content_type`), remembered. */
-function headerPart(name: string): string {
-  let part = partNames.get(name);
-  if (part === undefined) {
-    part = name.toLowerCase().replaceAll('-', '_');
-    if (partNames.size < 4096) partNames.set(name, part);
-  }
-  return part;
-}
-
-const TITLE = /<title[^>]*>([\s\S]*?)<\/title>/i;
-
-/**
- * The response as nuclei's http part names. With `layer`, the parts are created over it (the
- * runner's payload values and variables), so operators see both without a copy or a later
- * prototype change (which would make every lookup slow). With `wanted`, the derived parts
- * (`raw`/`response`, `request`, `header`/`all_headers`, `title`) are built only when the
- * template can read them; the others are always there.
- */
-export function httpEventValues(
-  init: HttpRequestInit,
-  res: HttpResponseData,
-  layer?: Variables,
-  wanted?: HttpPartsWanted,
-): Record<string, DslValue> {
-  const body = res.body.toString('utf8');
-  let contentLength: number = res.body.length;
-  let contentType = '';
-  // The same properties in the same order for every response of a template (one hidden
-  // class), then the header parts.
-  const values = Object.create(layer ?? null) as Record<string, DslValue>;
-  values.body = body;
-  const wantRaw = !wanted || wanted.raw;
-  if (!wanted || wanted.header || wanted.raw) {
-    const header = headerBlock(res);
-    if (!wanted || wanted.header) {
-      values.header = header;
-      values.all_headers = header;
-    }
-    if (wantRaw) {
-      const raw = `${header}\r\n${body}`;
-      values.raw = raw;
-      values.response = raw;
-    }
-  }
-  values.status_code = res.status;
-  values.content_length = 0;
-  values.content_type = '';
-  if (!wanted || wanted.request) values.request = rawRequestText(init);
-  values.host = splitRawUrl(res.url).host;
-  values.matched = res.url;
-  values.url = res.url;
-  values.duration = res.durationMs / 1000;
-  if (!wanted || wanted.title) values.title = TITLE.exec(body)?.[1]?.trim() ?? '';
-  // Repeated headers are joined; the first occurrence replaces a same-named part above.
-  const seen = res.headers.length > 1 ? new Set<string>() : undefined;
-  // Indexed reads: destructuring each [name, value] pair costs more than the rest of the loop.
-  const h = res.headers;
-  for (let i = 0; i < h.length; i++) {
-    const pair = h[i] as [string, string];
-    const v = pair[1];
-    const key = headerPart(pair[0]);
-    if (seen?.has(key)) values[key] = `${String(values[key])}\n${v}`;
-    else {
-      values[key] = v;
-      seen?.add(key);
-    }
-    if (key === 'content_length') {
-      const n = Number(v);
-      if (Number.isFinite(n)) contentLength = n;
-    } else if (key === 'content_type') contentType = v;
-  }
-  values.content_length = contentLength;
-  values.content_type = contentType;
-  return values;
-}
-
-/**
- * One http response for the runner. Evidence (request text, masked and truncated response,
- * curl) is built by a method, only for a response that becomes a finding.
- */
-export class HttpProtocolResponse implements ProtocolResponse {
-  constructor(
-    readonly event: ProtocolResponse['event'],
-    readonly matchedAt: string,
-    readonly endpoint: string,
-    readonly path: string,
-    private readonly first: HttpRequestInit,
-    private readonly res: HttpResponseData,
-    private readonly body: string,
-    /** The bytes sent, when sent as written (`unsafe: true`). */
-    private readonly sentText?: string,
-  ) {}
-
-  evidence(): { request: string; response: string; curl: string } {
-    const first = this.first;
-    const raw = `${headerBlock(this.res)}\r\n${this.body}`;
-    return {
-      request: maskSecrets(this.sentText ?? rawRequestText(first)),
-      response: maskSecrets(truncate(raw, EVIDENCE_BYTES)),
-      curl: maskSecrets(toCurl(first.method, first.url, first.headers, first.body)),
-    };
-  }
-}
-
 export const REDIRECTS: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
 
 /**
  * A slot for one exchange with an endpoint under the politeness rules (the host's error
- * budget, the rate limit, the host's concurrency): its release function, at once when no
- * rate is set and the host has a free slot (no await on the hot path), else a promise.
+ * budget, the rate limit, the host's concurrency): the host's semaphore (give it back with
+ * `ctx.hosts.leave`), at once when no rate is set and the host has a free slot (no await on
+ * the hot path), else a promise.
  */
-export function enterHost(ctx: RunContext, endpoint: string): (() => void) | Promise<() => void> {
+export function enterHost(ctx: RunContext, endpoint: string): Semaphore | Promise<Semaphore> {
   if (ctx.hosts.isBlocked(endpoint)) throw new HostSkippedError(endpoint);
-  const release = ctx.rate.isLimited ? undefined : ctx.hosts.tryAcquire(endpoint);
-  return release ?? enterHostSlowly(ctx, endpoint);
+  const slot = ctx.rate.isLimited ? undefined : ctx.hosts.tryEnter(endpoint);
+  return slot ?? enterHostSlowly(ctx, endpoint);
 }
 
-async function enterHostSlowly(ctx: RunContext, endpoint: string): Promise<() => void> {
+async function enterHostSlowly(ctx: RunContext, endpoint: string): Promise<Semaphore> {
   if (ctx.rate.isLimited) await ctx.rate.acquire(ctx.signal);
-  const release = ctx.hosts.tryAcquire(endpoint) ?? (await ctx.hosts.acquire(endpoint));
+  const slot = ctx.hosts.tryEnter(endpoint) ?? (await ctx.hosts.enter(endpoint));
   // The host may have run out of its error budget while this request waited for a slot.
   if (ctx.hosts.isBlocked(endpoint)) {
-    release();
+    ctx.hosts.leave(endpoint, slot);
     throw new HostSkippedError(endpoint);
   }
-  return release;
+  return slot;
 }
 
 /** A failed exchange counts against the host, unless nothing was sent (or the scan stopped). */
 export function noteFailure(ctx: RunContext, endpoint: string, err: unknown): void {
   if (!ctx.signal.aborted && !(err instanceof InvalidRequestError))
     ctx.hosts.recordError(endpoint, (err as Error).message);
+}
+
+/** The request with the jar's cookies, unless it sets its own Cookie header. */
+function withCookies(init: HttpRequestInit, cookies: Map<string, string>): HttpRequestInit {
+  if (cookies.size === 0 || Object.keys(init.headers).some((k) => k.toLowerCase() === 'cookie')) return init;
+  return {
+    ...init,
+    headers: { ...init.headers, Cookie: [...cookies].map(([k, v]) => `${k}=${v}`).join('; ') },
+  };
+}
+
+function keepCookies(res: HttpResponseData, cookies: Map<string, string>): void {
+  for (const [k, v] of res.headers) {
+    if (k !== 'Set-Cookie') continue;
+    const pair = v.split(';')[0] ?? '';
+    const i = pair.indexOf('=');
+    if (i > 0) cookies.set(pair.slice(0, i).trim(), pair.slice(i + 1).trim());
+  }
+}
+
+/** The request a redirect leads to, or undefined when the chain ends at `res`. */
+function redirectOf(
+  req: CompiledHttpRequest,
+  init: HttpRequestInit,
+  res: HttpResponseData,
+  hop: number,
+  originHost: string,
+): HttpRequestInit | undefined {
+  if (!req.redirects || !REDIRECTS.has(res.status) || hop >= req.maxRedirects) return undefined;
+  const location = res.headers.find(([k]) => k === 'Location')?.[1];
+  if (!location) return undefined;
+  const next = new URL(location, init.url);
+  if (req.hostRedirects && next.host !== originHost) return undefined;
+  const toGet = res.status === 303 || ((res.status === 301 || res.status === 302) && init.method === 'POST');
+  const { body: _body, ...rest } = init;
+  return toGet ? { ...rest, method: 'GET', url: next.toString() } : { ...init, url: next.toString() };
 }
 
 /** Sends one request, following redirects as the template allows; returns the final response. */
@@ -313,58 +219,52 @@ export async function executeHttpRequest(
   cookies?: Map<string, string>,
   wanted?: HttpPartsWanted,
 ): Promise<ProtocolResponse> {
-  let init = buildHttpRequest(req, spec, vars);
+  const first = buildHttpRequest(req, spec, vars);
   if (spec.waitMs) await sleep(spec.waitMs, undefined, { signal: ctx.signal });
-  const first = init;
-  const firstUrl = splitRawUrl(init.url);
-  const originHost = firstUrl.host;
+  const originHost = splitRawUrl(first.url).host;
+  const maxSize =
+    req.maxSize !== undefined ? Math.min(req.maxSize, ctx.maxResponseBytes) : ctx.maxResponseBytes;
+  let init = first;
   let res: HttpResponseData | undefined;
   for (let hop = 0; ; hop++) {
-    if (cookies && cookies.size > 0 && !Object.keys(init.headers).some((k) => k.toLowerCase() === 'cookie')) {
-      init = {
-        ...init,
-        headers: { ...init.headers, Cookie: [...cookies].map(([k, v]) => `${k}=${v}`).join('; ') },
-      };
-    }
-    const endpoint = init === first ? originHost : splitRawUrl(init.url).host;
+    if (cookies) init = withCookies(init, cookies);
     const allowed = isRequestAllowed(init.url, targetHost, ctx);
-    if (!(typeof allowed === 'boolean' ? allowed : await allowed)) {
+    if (allowed !== true && !(allowed !== false && (await allowed))) {
       // A redirect out of scope ends the chain at the redirect itself.
       if (res) break;
       throw new OutOfScopeError(init.url);
     }
-    const maxSize =
-      req.maxSize !== undefined ? Math.min(req.maxSize, ctx.maxResponseBytes) : ctx.maxResponseBytes;
+    const endpoint = hop === 0 ? originHost : splitRawUrl(init.url).host;
+    // The politeness slot and the exchange inline: another async function here would cost
+    // as much per request as the rest of this one.
     const entered = enterHost(ctx, endpoint);
-    const release = typeof entered === 'function' ? entered : await entered;
+    const slot = entered instanceof Promise ? await entered : entered;
     try {
       res = await ctx.http.send(init, ctx.signal, maxSize);
     } catch (err) {
       noteFailure(ctx, endpoint, err);
       throw err;
     } finally {
-      release();
+      ctx.hosts.leave(endpoint, slot);
     }
-    if (cookies) {
-      for (const [k, v] of res.headers) {
-        if (k !== 'Set-Cookie') continue;
-        const pair = v.split(';')[0] ?? '';
-        const i = pair.indexOf('=');
-        if (i > 0) cookies.set(pair.slice(0, i).trim(), pair.slice(i + 1).trim());
-      }
-    }
-    if (!req.redirects || !REDIRECTS.has(res.status) || hop >= req.maxRedirects) break;
-    const location = res.headers.find(([k]) => k === 'Location')?.[1];
-    if (!location) break;
-    const next = new URL(location, init.url);
-    if (req.hostRedirects && next.host !== originHost) break;
-    const toGet =
-      res.status === 303 || ((res.status === 301 || res.status === 302) && init.method === 'POST');
-    const { body: _body, ...rest } = init;
-    init = toGet ? { ...rest, method: 'GET', url: next.toString() } : { ...init, url: next.toString() };
+    if (cookies) keepCookies(res, cookies);
+    const next = redirectOf(req, init, res, hop, originHost);
+    if (!next) break;
+    init = next;
   }
+  return httpProtocolResponse(first, init, res, vars, wanted);
+}
+
+/** The final response of an exchange as the runner gets it. */
+function httpProtocolResponse(
+  first: HttpRequestInit,
+  init: HttpRequestInit,
+  res: HttpResponseData,
+  vars: Variables,
+  wanted: HttpPartsWanted | undefined,
+): HttpProtocolResponse {
   const values = httpEventValues(init, res, vars, wanted);
-  const body = values.body as string;
+  const firstUrl = splitRawUrl(first.url);
   const u = res.url === first.url ? firstUrl : splitRawUrl(res.url);
   const q = firstUrl.path.indexOf('?');
   return new HttpProtocolResponse(
@@ -374,6 +274,6 @@ export async function executeHttpRequest(
     q < 0 ? firstUrl.path : firstUrl.path.slice(0, q),
     first,
     res,
-    body,
+    values.body as string,
   );
 }

@@ -1,7 +1,8 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileOrThrow, scanAll, tpl } from '../../templates/test-helpers.ts';
-import { canonicalHeaderName, HttpClient } from './http-client.ts';
+import { HttpClient } from './http-client.ts';
+import { canonicalHeaderName } from './http-response-collector.ts';
 
 // Response header names in the parts a template reads are spelled as nuclei's Go client
 // reads them: the server's name in canonical MIME form. A server that already spells them

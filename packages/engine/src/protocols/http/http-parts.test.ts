@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileOrThrow, scanAll, startHttp, tpl } from '../../templates/test-helpers.ts';
 import type { HttpResponseData } from './http-client.ts';
-import { httpEventValues } from './http-executor.ts';
+import { httpEventValues } from './http-parts.ts';
 
 // Derived parts (raw/response, request, header/all_headers, title) are built only when the
 // template's text names them: a template that reads one must still see it.

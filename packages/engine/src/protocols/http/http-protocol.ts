@@ -7,11 +7,13 @@ import { executeHttpRequest, UnresolvedVariableError } from './http-executor.ts'
 import { executeUnsafeHttpRequest } from './http-unsafe.ts';
 
 const DONE: IteratorReturnResult<undefined> = Object.freeze({ value: undefined, done: true });
+const ALL_DONE: Promise<IteratorReturnResult<undefined>> = Promise.resolve(DONE);
 
 /**
  * The responses of one http request block for one payload combination, in spec order. A
  * plain iterator rather than an async generator: it runs once per payload combination, and a
- * generator's suspend/resume promises cost as much as the rest of the runner's work.
+ * generator's suspend/resume promises cost as much as the rest of the runner's work. The
+ * last `next()` (nothing left) answers with one shared settled promise.
  */
 class HttpResponses implements AsyncIterableIterator<ProtocolResponse> {
   private cursor = 0;
@@ -27,54 +29,75 @@ class HttpResponses implements AsyncIterableIterator<ProtocolResponse> {
     return this;
   }
 
-  async next(): Promise<IteratorResult<ProtocolResponse, undefined>> {
-    const { req, vars, ctx, state } = this;
+  /** Nothing left to send (the runner then asks no more: see ProtocolResponses). */
+  get isDrained(): boolean {
+    return this.cursor >= this.req.specs.length;
+  }
+
+  next(): Promise<IteratorResult<ProtocolResponse, undefined>> {
+    const at = this.nextSpec();
+    return at < 0 ? ALL_DONE : this.exchange(at);
+  }
+
+  /** The next spec to send, or -1 (`@once` raw requests are sent once per template run). */
+  private nextSpec(): number {
+    const { req, state } = this;
     while (this.cursor < req.specs.length) {
       const i = this.cursor++;
       const spec = req.specs[i];
       if (!spec) break;
-      // `@once`: a raw request sent once per template run, whatever the payload loop does.
       if (spec.kind === 'raw' && spec.annotated.once) {
         const key = `${req.index}:${i}`;
         if (state.onceSent.has(key)) continue;
         state.onceSent.add(key);
       }
-      try {
-        const value =
-          req.unsafe && spec.kind === 'raw'
-            ? await executeUnsafeHttpRequest(req, spec, vars, ctx, state.target.hostname, state.httpParts)
-            : await executeHttpRequest(
-                req,
-                spec,
-                vars,
-                ctx,
-                state.target.hostname,
-                req.cookieReuse ? state.cookies : undefined,
-                state.httpParts,
-              );
-        return { value, done: false };
-      } catch (err) {
-        if (err instanceof HostSkippedError || ctx.signal.aborted) {
-          this.cursor = req.specs.length;
-          throw err;
-        }
-        const unsendable = err instanceof InvalidRequestError || err instanceof UnresolvedVariableError;
-        state.incomplete.add(unsendable ? 'invalid_request' : 'request_failed');
-        state.errors.push(`http: ${(err as Error).message}`);
-      }
+      return i;
     }
-    return DONE;
+    return -1;
+  }
+
+  private send(i: number): Promise<ProtocolResponse> {
+    const { req, vars, ctx, state } = this;
+    const spec = req.specs[i] as CompiledHttpRequest['specs'][number];
+    return req.unsafe && spec.kind === 'raw'
+      ? executeUnsafeHttpRequest(req, spec, vars, ctx, state.target.hostname, state.httpParts)
+      : executeHttpRequest(
+          req,
+          spec,
+          vars,
+          ctx,
+          state.target.hostname,
+          req.cookieReuse ? state.cookies : undefined,
+          state.httpParts,
+        );
+  }
+
+  private async exchange(i: number): Promise<IteratorResult<ProtocolResponse, undefined>> {
+    try {
+      return { value: await this.send(i), done: false };
+    } catch (err) {
+      // No response: noted, and the next spec goes (unless the host or the scan stopped).
+      const { req, ctx, state } = this;
+      if (err instanceof HostSkippedError || ctx.signal.aborted) {
+        this.cursor = req.specs.length;
+        throw err;
+      }
+      const unsendable = err instanceof InvalidRequestError || err instanceof UnresolvedVariableError;
+      state.incomplete.add(unsendable ? 'invalid_request' : 'request_failed');
+      state.errors.push(`http: ${(err as Error).message}`);
+      return this.next();
+    }
   }
 
   /** The runner stopped early (stop-at-first-match): send nothing more. */
-  async return(): Promise<IteratorResult<ProtocolResponse, undefined>> {
+  return(): Promise<IteratorResult<ProtocolResponse, undefined>> {
     this.cursor = this.req.specs.length;
-    return DONE;
+    return ALL_DONE;
   }
 }
 
 const NOTHING: AsyncIterable<ProtocolResponse> = {
-  [Symbol.asyncIterator]: () => ({ next: async () => DONE }),
+  [Symbol.asyncIterator]: () => ({ next: () => ALL_DONE }),
 };
 
 /** http: one response per path/raw spec, in order; the runner may stop early (stop-at-first-match). */

@@ -3,13 +3,9 @@ import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CompiledTemplate } from '../../templates/template-types.ts';
 import { compileOrThrow, scanAll, tpl } from '../../templates/test-helpers.ts';
-import {
-  encodeRequestTarget,
-  HttpClient,
-  type HttpRequestInit,
-  InvalidRequestError,
-  RequestTimeoutError,
-} from './http-client.ts';
+import { HttpClient, type HttpRequestInit, InvalidRequestError } from './http-client.ts';
+import { RequestTimeoutError } from './http-request-guard.ts';
+import { encodeRequestTarget } from './http-url.ts';
 
 // The stall found on the real corpus and its relatives, each against its own loopback server
 // on 127.0.205.x: every request settles within its time limit and gives its connection back,

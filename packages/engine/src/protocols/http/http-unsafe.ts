@@ -2,17 +2,17 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { interpolate } from '../../operators/dsl/dsl-interpolate.ts';
 import type { ProtocolResponse, RunContext, Variables } from '../../templates/run-types.ts';
 import type { CompiledHttpRequest, HttpPartsWanted, RawHttpSpec } from '../../templates/template-types.ts';
-import { type HttpRequestInit, type HttpResponseData, splitRawUrl } from './http-client.ts';
+import type { HttpRequestInit, HttpResponseData } from './http-client.ts';
 import {
   enterHost,
-  HttpProtocolResponse,
-  httpEventValues,
   isRequestAllowed,
   noteFailure,
   OutOfScopeError,
   REDIRECTS,
   UnresolvedVariableError,
 } from './http-executor.ts';
+import { HttpProtocolResponse, httpEventValues } from './http-parts.ts';
+import { splitRawUrl } from './http-url.ts';
 
 /**
  * The bytes of an `unsafe: true` raw request as nuclei sends them with rawhttp: the text as
@@ -60,14 +60,14 @@ async function politely(
   send: () => Promise<HttpResponseData>,
 ): Promise<HttpResponseData> {
   const entered = enterHost(ctx, endpoint);
-  const release = typeof entered === 'function' ? entered : await entered;
+  const slot = entered instanceof Promise ? await entered : entered;
   try {
     return await send();
   } catch (err) {
     noteFailure(ctx, endpoint, err);
     throw err;
   } finally {
-    release();
+    ctx.hosts.leave(endpoint, slot);
   }
 }
 

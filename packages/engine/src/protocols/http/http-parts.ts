@@ -1,0 +1,128 @@
+import { maskSecrets, toCurl, truncate } from '../../findings/evidence.ts';
+import type { DslValue } from '../../operators/dsl/dsl-functions.ts';
+import type { ProtocolResponse, Variables } from '../../templates/run-types.ts';
+import type { HttpPartsWanted } from '../../templates/template-types.ts';
+import type { HttpRequestInit, HttpResponseData } from './http-client.ts';
+import { encodeRequestTarget, splitRawUrl } from './http-url.ts';
+
+// An http response as the operators read it (nuclei's part names) and as a finding shows it.
+
+const EVIDENCE_BYTES = 4096;
+
+export function rawRequestText(init: HttpRequestInit): string {
+  const u = splitRawUrl(init.url);
+  let text = `${init.method} ${encodeRequestTarget(u.path)} HTTP/1.1\r\nHost: ${u.host}\r\n`;
+  for (const k in init.headers) if (k.toLowerCase() !== 'host') text += `${k}: ${init.headers[k]}\r\n`;
+  return `${text}\r\n${init.body ?? ''}`;
+}
+
+function headerBlock(res: HttpResponseData): string {
+  let block = res.statusText ? `HTTP/1.1 ${res.status} ${res.statusText}\r\n` : `HTTP/1.1 ${res.status}\r\n`;
+  const h = res.headers;
+  for (let i = 0; i < h.length; i++) {
+    const pair = h[i] as [string, string];
+    block += `${pair[0]}: ${pair[1]}\r\n`;
+  }
+  return block;
+}
+
+const partNames = new Map<string, string>();
+
+/** Header name → part name (`Content-Type` → `content_type`), remembered. */
+function headerPart(name: string): string {
+  let part = partNames.get(name);
+  if (part === undefined) {
+    part = name.toLowerCase().replaceAll('-', '_');
+    if (partNames.size < 4096) partNames.set(name, part);
+  }
+  return part;
+}
+
+const TITLE = /<title[^>]*>([\s\S]*?)<\/title>/i;
+
+/**
+ * The response as nuclei's http part names. With `layer`, the parts are created over it (the
+ * runner's payload values and variables), so operators see both without a copy or a later
+ * prototype change (which would make every lookup slow). With `wanted`, the derived parts
+ * (`raw`/`response`, `request`, `header`/`all_headers`, `title`) are built only when the
+ * template can read them (left undefined otherwise); the others are always there.
+ */
+export function httpEventValues(
+  init: HttpRequestInit,
+  res: HttpResponseData,
+  layer?: Variables,
+  wanted?: HttpPartsWanted,
+): Record<string, DslValue> {
+  const body = res.body.toString('utf8');
+  const wantHeader = !wanted || wanted.header;
+  const wantRaw = !wanted || wanted.raw;
+  const header = wantHeader || wantRaw ? headerBlock(res) : undefined;
+  const raw = wantRaw ? `${header}\r\n${body}` : undefined;
+  // The same properties in the same order for every response of a template (one hidden
+  // class), then the header parts. (Not an object literal with `__proto__`: adding the header
+  // parts to one makes a new hidden class per object.)
+  const values = Object.create(layer ?? null) as Record<string, DslValue | undefined>;
+  values.body = body;
+  values.header = wantHeader ? header : undefined;
+  values.all_headers = values.header;
+  values.raw = raw;
+  values.response = raw;
+  values.status_code = res.status;
+  values.content_length = res.body.length;
+  values.content_type = '';
+  values.request = !wanted || wanted.request ? rawRequestText(init) : undefined;
+  values.host = splitRawUrl(res.url).host;
+  values.matched = res.url;
+  values.url = res.url;
+  values.duration = res.durationMs / 1000;
+  values.title = !wanted || wanted.title ? (TITLE.exec(body)?.[1]?.trim() ?? '') : undefined;
+  // Header parts: repeated headers joined; the first occurrence replaces a same-named part above.
+  // Indexed reads: destructuring each [name, value] pair costs more than the rest of the loop.
+  const h = res.headers;
+  for (let i = 0; i < h.length; i++) {
+    const pair = h[i] as [string, string];
+    const v = pair[1];
+    const key = headerPart(pair[0]);
+    if (isEarlierHeader(h, i, key)) values[key] = `${String(values[key])}\n${v}`;
+    else values[key] = v;
+    if (key === 'content_length') {
+      const n = Number(v);
+      if (Number.isFinite(n)) values.content_length = n;
+    } else if (key === 'content_type') values.content_type = v;
+  }
+  return values as Record<string, DslValue>;
+}
+
+/** Whether a header before `i` has the part name `key` (a few headers: a scan, no set). */
+function isEarlierHeader(h: [string, string][], i: number, key: string): boolean {
+  for (let j = 0; j < i; j++) if (headerPart((h[j] as [string, string])[0]) === key) return true;
+  return false;
+}
+
+/**
+ * One http response for the runner. Evidence (request text, masked and truncated response,
+ * curl) is built by a method, only for a response that becomes a finding.
+ */
+export class HttpProtocolResponse implements ProtocolResponse {
+  constructor(
+    readonly event: ProtocolResponse['event'],
+    readonly matchedAt: string,
+    readonly endpoint: string,
+    readonly path: string,
+    private readonly first: HttpRequestInit,
+    private readonly res: HttpResponseData,
+    private readonly body: string,
+    /** The bytes sent, when sent as written (`unsafe: true`). */
+    private readonly sentText?: string,
+  ) {}
+
+  evidence(): { request: string; response: string; curl: string } {
+    const first = this.first;
+    const raw = `${headerBlock(this.res)}\r\n${this.body}`;
+    return {
+      request: maskSecrets(this.sentText ?? rawRequestText(first)),
+      response: maskSecrets(truncate(raw, EVIDENCE_BYTES)),
+      curl: maskSecrets(toCurl(first.method, first.url, first.headers, first.body)),
+    };
+  }
+}

@@ -1,0 +1,155 @@
+import type { Dispatcher } from 'undici';
+import type { HttpRequestInit, PreparedRequest } from './http-client.ts';
+import type { RequestGuard } from './http-request-guard.ts';
+
+export const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+const canonicalNames = new Map<string, string>();
+
+/** Go's CanonicalMIMEHeaderKey (what nuclei's responses hold): `x-powered-by` → `X-Powered-By`. */
+export function canonicalHeaderName(name: string): string {
+  let c = canonicalNames.get(name);
+  if (c === undefined) {
+    c = TOKEN.test(name)
+      ? name
+          .toLowerCase()
+          .replace(/(^|-)([a-z])/g, (_m, dash: string, letter: string) => dash + letter.toUpperCase())
+      : name;
+    if (canonicalNames.size < 4096) canonicalNames.set(name, c);
+  }
+  return c;
+}
+
+/**
+ * Collects one response from undici's dispatch callbacks into HttpResponseData and settles
+ * the request's guard. undici's callback form with raw headers (its newer form only wraps
+ * this one and builds a header object per response). Header names as nuclei's Go client shows
+ * them (canonical MIME form, whatever case the server used); a repeated header's values stay
+ * together, in order, where it first appeared. The body stops at `maxBytes`: the response
+ * settles there, truncated, and the exchange is cut (the connection closes).
+ */
+/** Asks again over a plain socket (see `isRefusedUpgrade`). */
+export interface UpgradeFallback {
+  resendRaw(
+    init: HttpRequestInit,
+    prepared: PreparedRequest,
+    guard: RequestGuard,
+    maxBytes: number,
+    started: number,
+  ): void;
+}
+
+export class ResponseCollector implements Dispatcher.DispatchHandler {
+  private status = 0;
+  private statusText = '';
+  private headers: [string, string][] = [];
+  private readonly chunks: Buffer[] = [];
+  private size = 0;
+  private abortExchange: ((err?: Error) => void) | undefined = undefined;
+
+  constructor(
+    private readonly init: HttpRequestInit,
+    private readonly prepared: PreparedRequest,
+    private readonly guard: RequestGuard,
+    private readonly maxBytes: number,
+    private readonly started: number,
+    /**
+     * undici fails a request answered `101 Switching Protocols` that did not ask to upgrade
+     * ('bad upgrade', or one of its parser's assertions when the answer has no Upgrade
+     * header); nuclei reads that answer as the response: this asks again over a socket.
+     */
+    private readonly upgradeFallback: UpgradeFallback,
+  ) {}
+
+  onConnect(abort: (err?: Error) => void): void {
+    // The scan's abort or the deadline ends the exchange (see RequestGuard).
+    this.abortExchange = abort;
+    this.guard.connected(abort);
+  }
+
+  onHeaders(statusCode: number, raw: Buffer[]): boolean {
+    this.status = statusCode;
+    this.statusText = STATUS_TEXT[statusCode] ?? '';
+    const pairs: [string, string][] = [];
+    for (let i = 0; i + 1 < raw.length; i += 2) {
+      const name = canonicalHeaderName((raw[i] as Buffer).toString('latin1'));
+      const value = (raw[i + 1] as Buffer).toString('utf8');
+      let at = -1;
+      for (let j = pairs.length - 1; j >= 0; j--)
+        if ((pairs[j] as [string, string])[0] === name) {
+          at = j;
+          break;
+        }
+      if (at < 0 || at === pairs.length - 1) pairs.push([name, value]);
+      else pairs.splice(at + 1, 0, [name, value]);
+    }
+    this.headers = pairs;
+    return true;
+  }
+
+  onData(chunk: Buffer): boolean {
+    if (this.size + chunk.length > this.maxBytes) {
+      this.chunks.push(chunk.subarray(0, this.maxBytes - this.size));
+      this.size = this.maxBytes;
+      this.finish(true);
+      this.abortExchange?.(new Error('response larger than the size limit'));
+      return false;
+    }
+    this.chunks.push(chunk);
+    this.size += chunk.length;
+    return true;
+  }
+
+  onComplete(): void {
+    this.finish(false);
+  }
+
+  onError(err: Error): void {
+    if (isRefusedUpgrade(err))
+      this.upgradeFallback.resendRaw(this.init, this.prepared, this.guard, this.maxBytes, this.started);
+    else this.guard.settle(undefined, err);
+  }
+
+  private finish(truncated: boolean): void {
+    const chunks = this.chunks;
+    this.guard.settle(
+      {
+        url: this.init.url,
+        status: this.status,
+        statusText: this.statusText,
+        headers: this.headers,
+        body: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, this.size),
+        truncated,
+        durationMs: performance.now() - this.started,
+      },
+      undefined,
+    );
+  }
+}
+
+export function isRefusedUpgrade(err: unknown): boolean {
+  const code = (err as { code?: string }).code;
+  return (code === 'UND_ERR_SOCKET' && (err as Error).message === 'bad upgrade') || code === 'ERR_ASSERTION';
+}
+
+export const STATUS_TEXT: Record<number, string> = {
+  101: 'Switching Protocols',
+  200: 'OK',
+  201: 'Created',
+  204: 'No Content',
+  301: 'Moved Permanently',
+  302: 'Found',
+  303: 'See Other',
+  304: 'Not Modified',
+  307: 'Temporary Redirect',
+  308: 'Permanent Redirect',
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  502: 'Bad Gateway',
+  503: 'Service Unavailable',
+};
