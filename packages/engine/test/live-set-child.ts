@@ -27,7 +27,7 @@ http:
   - method: GET
     path: ["{{BaseURL}}/p${i}?q={{v}}"]
     payloads:
-      v: ["a${i}", "b${i}"]
+      v: ["a${i}"]
     redirects: true
     matchers-condition: and
     matchers:
