@@ -38,6 +38,8 @@ const labEnv: Record<string, string> = {
   PERIMETER_DNS_SERVERS: `${lab.dns.host}:${lab.dns.port}`,
   PERIMETER_CT_URL: lab.ctUrl,
   PERIMETER_SCAN_PORTS: ports.join(','),
+  // The lab is this machine's own: its templates run without the product's politeness.
+  PERIMETER_TEMPLATE_RATE_LIMIT: '0',
   // The banner with the credentials stays readable; LOG_LEVEL=info shows every request.
   LOG_LEVEL: 'warn',
 };

@@ -23,7 +23,6 @@ import {
   interleaved,
   loadAverage,
   MIN_ROUNDS,
-  requireDataset,
   startFreeLab,
   summarize,
 } from '@perimeter/lab/bench';
@@ -33,39 +32,14 @@ import { LocalLeakIndex } from '../src/leaks/local-leak-index.ts';
 import { scan } from '../src/pipeline/scan.ts';
 import { defaultExecutors } from '../src/protocols/index.ts';
 import { compileTemplateSource } from '../src/templates/template-compile.ts';
-import { loadTemplates } from '../src/templates/template-loader.ts';
 import { type TemplateJob, TemplateScanner } from '../src/templates/template-scanner.ts';
-import { BUILTIN_TEMPLATES_DIR } from '../src/templates/template-stage.ts';
 import type { CompiledTemplate } from '../src/templates/template-types.ts';
 import { importNvd20 } from '../src/vulndb/vuln-importers.ts';
 import { MemoryVulnStore } from '../src/vulndb/vuln-store.ts';
 import { REPO_ROOT } from '../test/helpers.ts';
-
-const DATASETS = path.resolve(REPO_ROOT, '../shared/datasets');
+import { runMemorySection } from './bench-memory.ts';
 
 const HERE = fileURLToPath(import.meta.url);
-
-function runChild(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
-      cwd: REPO_ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => {
-      stdout += d.toString();
-    });
-    child.stderr.on('data', (d: Buffer) => {
-      stderr = (stderr + d.toString()).slice(-4000);
-    });
-    const timer = setTimeout(() => child.kill(), 20 * 60_000);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
 
 export interface Rate {
   rate: number;
@@ -161,54 +135,6 @@ export async function startLabProcess(): Promise<{
   return { subnet: info.subnet, portMap: info.portMap, stop: () => child.kill('SIGTERM') };
 }
 
-/** The child process of the memory run: prints JSON with peak RSS. */
-async function memoryChild(ip: string, port: number, hosts: number, templateCount: number): Promise<void> {
-  const templates: CompiledTemplate[] = [];
-  const builtin = (await loadTemplates(BUILTIN_TEMPLATES_DIR)).templates.filter((t) =>
-    t.protocols.has('http'),
-  );
-  templates.push(...builtin);
-  // The community templates of the shared dataset: absent or too few, the bench fails rather
-  // than measure another template set.
-  const dataset = requireDataset(DATASETS, 'nuclei-templates', 'http');
-  for (const t of (await loadTemplates(dataset)).templates)
-    if (templates.length < templateCount && t.protocols.has('http')) templates.push(t);
-  if (templates.length < templateCount)
-    throw new Error(
-      `only ${templates.length} HTTP templates in ${dataset} and the built-in set; ${templateCount} wanted`,
-    );
-  const names = Array.from({ length: hosts }, (_v, i) => `h${String(i).padStart(4, '0')}.bench.test`);
-  const scanner = new TemplateScanner(defaultExecutors, {
-    rateLimit: 0,
-    concurrency: 64,
-    perHostConcurrency: 2,
-    timeoutMs: 10000,
-    resolve: (h) => (h.endsWith('.bench.test') ? ip : undefined),
-  });
-  let peak = 0;
-  let peakHeap = 0;
-  let peakExternal = 0;
-  const timer = setInterval(() => {
-    const m = process.memoryUsage();
-    peak = Math.max(peak, m.rss);
-    peakHeap = Math.max(peakHeap, m.heapTotal);
-    peakExternal = Math.max(peakExternal, m.external + m.arrayBuffers);
-  }, 50);
-  const started = performance.now();
-  let findings = 0;
-  for await (const _f of scanner.scan(
-    templates.slice(0, templateCount),
-    names.map((n) => `http://${n}:${port}`),
-  ))
-    findings++;
-  clearInterval(timer);
-  await scanner.close();
-  const maxRss = process.resourceUsage().maxRSS * 1024;
-  process.stdout.write(
-    `${JSON.stringify({ templates: Math.min(templateCount, templates.length), hosts, tasks: scanner.summary.tasks, requests: scanner.summary.requests, findings, seconds: (performance.now() - started) / 1000, peakRss: Math.max(peak, maxRss), peakHeapTotal: peakHeap, peakExternal })}\n`,
-  );
-}
-
 async function fullLabScan(
   lab: Awaited<ReturnType<typeof startFreeLab>>,
 ): Promise<{ seconds: number; findings: Record<string, number>; maxRssMb: number }> {
@@ -290,41 +216,8 @@ export async function runFindingsBench(
   try {
     const www = lab.address(10);
     const port = lab.portMap[80] ?? 80;
-    if (want('memory')) {
-      requireDataset(DATASETS, 'nuclei-templates', 'http');
-      const hosts = options.hosts ?? 1000;
-      const templateCount = options.templates ?? 150;
-      // The lab serves from this process: the child must run asynchronously.
-      const child = await runChild([
-        HERE,
-        '--memory-child',
-        www,
-        String(port),
-        String(hosts),
-        String(templateCount),
-      ]);
-      const out = child.stdout.trim().split('\n').at(-1) ?? '';
-      if (child.code !== 0)
-        throw new Error(`memory run failed: exit ${child.code} ${(child.stderr || out).slice(-300)}`);
-      const m = JSON.parse(out) as {
-        templates: number;
-        hosts: number;
-        tasks: number;
-        requests: number;
-        findings: number;
-        seconds: number;
-        peakRss: number;
-      };
-      say('Memory:');
-      say(
-        `- ${m.templates} templates (built-in, then the shared dataset's nuclei-templates/http) × ${m.hosts} hosts (name-based virtual hosts on ${www}): ${m.tasks} tasks, ${m.requests} requests in ${m.seconds.toFixed(1)} s, ${m.findings} findings`,
-      );
-      say(
-        `- peak RSS of the scanning process: ${(m.peakRss / 1048576).toFixed(0)} MB (goal ≤ 200 MB); load average ${loadAverage()}`,
-      );
-      report.figure('memory', m);
-      say('');
-    }
+    if (want('memory'))
+      await runMemorySection(report, www, port, options.hosts ?? 1000, options.templates ?? 150);
     if (want('full')) {
       const runs: Awaited<ReturnType<typeof fullLabScan>>[] = [];
       const loads: string[] = [];
@@ -358,10 +251,7 @@ export async function runFindingsBench(
 }
 
 if (process.argv[1] === HERE) {
-  if (process.argv[2] === '--memory-child') {
-    const [, , , ip = '127.0.0.1', port = '80', hosts = '1000', templates = '150'] = process.argv;
-    await memoryChild(ip, Number(port), Number(hosts), Number(templates));
-  } else {
+  {
     const arg = (name: string) =>
       process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
     const only = arg('only')?.split(',');
@@ -369,6 +259,8 @@ if (process.argv[1] === HERE) {
     await runFindingsBench(report, {
       ...(only ? { only } : {}),
       rounds: Number(arg('rounds') ?? MIN_ROUNDS),
+      ...(arg('hosts') ? { hosts: Number(arg('hosts')) } : {}),
+      ...(arg('templates') ? { templates: Number(arg('templates')) } : {}),
     });
     report.finish();
   }

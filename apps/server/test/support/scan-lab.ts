@@ -43,6 +43,8 @@ export function labEnv(lab: Lab, extra: Record<string, string> = {}): Record<str
     PERIMETER_INTRUSIVE_ALLOW: `${lab.subnet}.0/24`,
     PERIMETER_CT_URL: lab.ctUrl,
     PERIMETER_SCAN_PORTS: ports.join(','),
+    // The lab is this machine's own: its templates run without the product's politeness.
+    PERIMETER_TEMPLATE_RATE_LIMIT: '0',
     WORKER_CONCURRENCY: '1',
     ...extra,
   };

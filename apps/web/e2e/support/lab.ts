@@ -23,6 +23,8 @@ export function labServerEnv(lab: Lab): Record<string, string> {
     PERIMETER_INTRUSIVE_ALLOW: `${lab.subnet}.0/24`,
     PERIMETER_CT_URL: lab.ctUrl,
     PERIMETER_SCAN_PORTS: ports.join(','),
+    // The lab is this machine's own: its templates run without the product's politeness.
+    PERIMETER_TEMPLATE_RATE_LIMIT: '0',
     WORKER_CONCURRENCY: '2',
   };
 }

@@ -124,6 +124,9 @@ export class TemplateScanner {
         timeoutMs,
         maxResponseBytes,
         connectionsPerOrigin: options.perHostConcurrency ?? 4,
+        // Connections stay open for this batch of hosts and the one before (see batchedJobs;
+        // the stage's templateJobs batches 128 inputs).
+        maxOrigins: Math.max(256, this.batchSize() * 2),
         ...(options.resolve ? { resolve: options.resolve } : {}),
       });
     // One internal signal linked to the caller's: every in-flight request listens to it.

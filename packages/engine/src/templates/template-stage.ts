@@ -1,6 +1,4 @@
 import net from 'node:net';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { TemplateFinding } from '../findings/types.ts';
 import type { ScanEvent } from '../pipeline/events.ts';
 import type { Stage, StageContext } from '../pipeline/stage.ts';
@@ -8,7 +6,16 @@ import { defaultExecutors } from '../protocols/index.ts';
 import { inputHost, intrusiveGate, isIntrusiveTemplate } from './intrusive.ts';
 import type { DnsServer } from './run-types.ts';
 import { clusterTemplates } from './template-cluster.ts';
-import { countSkipReasons, type LoadedTemplates, loadTemplates } from './template-loader.ts';
+import {
+  countJobs,
+  OOB_NOT_CONFIGURED,
+  runnable,
+  scopeOfInput,
+  type TemplateStageInput,
+  templateInputFromContext,
+  templateJobs,
+} from './template-jobs.ts';
+import { countSkipReasons } from './template-loader.ts';
 import {
   emptyScanSummary,
   type TemplateJob,
@@ -17,25 +24,24 @@ import {
   type TemplateScanSummary,
 } from './template-scanner.ts';
 import { DEFAULT_EXCLUDED_TAGS, selectTemplates, type TemplateSelection } from './template-selection.ts';
+import { BUILTIN_TEMPLATES_DIR, loadStageTemplates } from './template-sets.ts';
 import type { CompiledTemplate } from './template-types.ts';
 
-/** The built-in pack shipped with the engine (packages/engine/templates). */
-export const BUILTIN_TEMPLATES_DIR = path.resolve(
-  path.dirname(fileURLToPath(import.meta.url)),
-  '../../templates',
-);
-
-/** What discovery found, in the shape the template stage needs. */
-export interface TemplateStageInput {
-  /** Base URLs of web endpoints (`http://www.acme.test/`). */
-  urls: string[];
-  /** TLS endpoints `host:port`. */
-  tlsEndpoints: string[];
-  /** Names for DNS templates (target domains and subdomains). */
-  dnsNames: string[];
-  /** Open TCP services `host:port` (host name when known, else the address). */
-  services: string[];
-}
+// The stage's parts, where callers have always found them.
+export {
+  countJobs,
+  OOB_NOT_CONFIGURED,
+  scopeOfInput,
+  type TemplateStageInput,
+  templateInputFromContext,
+  templateJobs,
+} from './template-jobs.ts';
+export {
+  BUILTIN_TEMPLATES_DIR,
+  type LoadedTemplateSets,
+  loadTemplateSets,
+  type TemplateOverride,
+} from './template-sets.ts';
 
 export interface TemplateStageOptions extends Omit<TemplateScanOptions, 'executors'>, TemplateSelection {
   templates: CompiledTemplate[];
@@ -45,78 +51,7 @@ export interface TemplateStageResult {
   summary: TemplateScanSummary;
 }
 
-/** How many template × input tasks `templateJobs` yields, without building them. */
-export function countJobs(templates: CompiledTemplate[], input: TemplateStageInput): number {
-  const n = (xs: string[]) => new Set(xs).size;
-  const urls = n(input.urls);
-  const tls = n(input.tlsEndpoints);
-  const names = n(input.dnsNames);
-  const services = n(input.services);
-  let total = 0;
-  for (const t of templates) {
-    const all = new Set<string>();
-    if (t.protocols.has('http')) for (const u of input.urls) all.add(u);
-    if (t.protocols.has('ssl')) for (const x of input.tlsEndpoints) all.add(x);
-    if (t.protocols.has('dns')) for (const x of input.dnsNames) all.add(x);
-    if (t.protocols.has('network')) for (const x of input.services) all.add(x);
-    total +=
-      t.protocols.size === 1
-        ? t.protocols.has('http')
-          ? urls
-          : t.protocols.has('ssl')
-            ? tls
-            : t.protocols.has('dns')
-              ? names
-              : services
-        : all.size;
-  }
-  return total;
-}
-
-/** Pairs every template with the inputs its protocols apply to; lazy, in batches of inputs. */
-export function* templateJobs(
-  templates: CompiledTemplate[],
-  input: TemplateStageInput,
-  batchSize = 128,
-): Generator<TemplateJob> {
-  const byProtocol: Record<string, Set<string>> = {
-    http: new Set(input.urls),
-    ssl: new Set(input.tlsEndpoints),
-    dns: new Set(input.dnsNames),
-    network: new Set(input.services),
-  };
-  const all = [...new Set([...input.urls, ...input.tlsEndpoints, ...input.dnsNames, ...input.services])];
-  for (let i = 0; i < all.length; i += batchSize) {
-    const batch = all.slice(i, i + batchSize);
-    for (const template of templates) {
-      for (const x of batch) {
-        for (const p of template.protocols) {
-          if (byProtocol[p]?.has(x)) {
-            yield { template, input: x };
-            break;
-          }
-        }
-      }
-    }
-  }
-}
-
 export { selectTemplates };
-
-/** Why out-of-band templates did not run: the scan has no interaction server. */
-export const OOB_NOT_CONFIGURED = 'out-of-band checks not configured';
-
-/** The templates that can run: out-of-band ones only when there is a server for them. */
-function runnable(
-  templates: CompiledTemplate[],
-  hasOob: boolean,
-): { run: CompiledTemplate[]; oobSkipped: CompiledTemplate[] } {
-  if (hasOob) return { run: templates, oobSkipped: [] };
-  const run: CompiledTemplate[] = [];
-  const oobSkipped: CompiledTemplate[] = [];
-  for (const t of templates) (t.oob ? oobSkipped : run).push(t);
-  return { run, oobSkipped };
-}
 
 /**
  * The exploit_scanner stage as a plain async generator: runs the templates against what
@@ -147,16 +82,6 @@ export async function* runTemplateStage(
   }
 }
 
-/** The host a template input names: `http://h:8080/` → `h`, `h:443` → `h`, `[::1]:80` → `::1`. */
-export function scopeOfInput(input: string): string {
-  const rest = input.replace(/^[a-z][a-z0-9+.-]*:\/\//i, '');
-  const authority = rest.split(/[/?#]/, 1)[0] ?? rest;
-  const host = authority.startsWith('[')
-    ? authority.slice(1, authority.indexOf(']'))
-    : authority.replace(/:\d+$/, '');
-  return host.toLowerCase();
-}
-
 /** One reason line for a failed template run: its last error, addresses and ports left out. */
 function errorReason(errors: string[]): string {
   const last = errors[errors.length - 1] ?? 'error';
@@ -169,28 +94,6 @@ const INCOMPLETE_TEXT: Record<string, string> = {
   invalid_request: 'with a request that could not be sent as written',
   not_started: 'not started: the stage was stopped',
 };
-
-/** Builds the stage input from the pipeline's inventory. */
-export function templateInputFromContext(ctx: StageContext): TemplateStageInput {
-  const inv = ctx.inventory;
-  const urls: string[] = [];
-  const tlsEndpoints: string[] = [];
-  for (const u of inv.urls.values()) {
-    urls.push(u.url);
-    if (u.url.startsWith('https://')) tlsEndpoints.push(`${u.host}:${u.port}`);
-  }
-  const dnsNames = [
-    ...ctx.targets.flatMap((t) => (t.type === 'domain' ? [t.domain] : [])),
-    ...inv.subdomains.keys(),
-  ];
-  const services: string[] = [];
-  for (const s of inv.services.values()) {
-    // Network templates filter by their own port lists, so every open port is an input.
-    const name = inv.namesOf(s.ip)[0];
-    services.push(`${name ?? (net.isIPv6(s.ip) ? `[${s.ip}]` : s.ip)}:${s.port}`);
-  }
-  return { urls, tlsEndpoints, dnsNames, services };
-}
 
 export interface TemplateStageConfig
   extends Omit<TemplateStageOptions, 'templates' | 'signal' | 'resolve' | 'dnsServers' | 'isUrlAllowed'> {
@@ -209,70 +112,6 @@ export interface TemplateStageConfig
    * passes the template sets' content hashes), so a corpus is compiled once per worker.
    */
   cacheKey?: string;
-}
-
-let loadCache: { key: string; loaded: Promise<LoadedTemplateSets> } | null = null;
-
-function loadStageTemplates(dirs: string[], cacheKey: string | undefined): Promise<LoadedTemplateSets> {
-  if (cacheKey === undefined) return loadTemplateSets(dirs, { builtinDirs: [BUILTIN_TEMPLATES_DIR] });
-  const key = `${cacheKey}\u0000${dirs.join('\u0000')}`;
-  if (loadCache?.key !== key) {
-    const loaded = loadTemplateSets(dirs, { builtinDirs: [BUILTIN_TEMPLATES_DIR] });
-    loadCache = { key, loaded };
-    // A failed load is not kept.
-    loaded.catch(() => {
-      if (loadCache?.loaded === loaded) loadCache = null;
-    });
-  }
-  return loadCache.loaded;
-}
-
-/** A template that replaced another of the same id (the operator's copy wins). */
-export interface TemplateOverride {
-  id: string;
-  /** The file that runs. */
-  kept: string;
-  /** The file left out. */
-  replaced: string;
-}
-
-export interface LoadedTemplateSets extends LoadedTemplates {
-  overrides: TemplateOverride[];
-}
-
-/**
- * Loads template directories. When two templates share an id, the operator's copy (from a
- * directory not in `builtinDirs`, such as `--templates`) wins over the built-in pack; between
- * two of the same kind the first directory wins. Each such choice is listed in `overrides`.
- */
-export async function loadTemplateSets(
-  dirs: string[],
-  options: { builtinDirs?: string[] } = {},
-): Promise<LoadedTemplateSets> {
-  const all: LoadedTemplateSets = { templates: [], invalid: [], skipped: [], total: 0, overrides: [] };
-  const builtin = new Set((options.builtinDirs ?? []).map((d) => path.resolve(d)));
-  const byId = new Map<string, { template: CompiledTemplate; isBuiltin: boolean }>();
-  for (const dir of dirs) {
-    const isBuiltin = builtin.has(path.resolve(dir));
-    const l = await loadTemplates(dir);
-    all.total += l.total;
-    all.invalid.push(...l.invalid);
-    all.skipped.push(...l.skipped);
-    for (const t of l.templates) {
-      const seen = byId.get(t.id);
-      if (!seen) {
-        byId.set(t.id, { template: t, isBuiltin });
-        continue;
-      }
-      const replace = seen.isBuiltin && !isBuiltin;
-      const kept = replace ? t : seen.template;
-      const dropped = replace ? seen.template : t;
-      if (replace) byId.set(t.id, { template: t, isBuiltin });
-      all.overrides.push({ id: t.id, kept: kept.file, replaced: dropped.file });
-    }
-  }
-  all.templates = [...byId.values()].map((x) => x.template);
-  return all;
 }
 
 /** The exploit_scanner stage in the pipeline's Stage shape (`config.extraStages`). */

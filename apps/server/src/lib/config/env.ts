@@ -74,6 +74,11 @@ export const ZEnv = z.object({
       'must be a comma-separated list of CIDRs',
     )
     .optional(),
+  /**
+   * Template requests per second of one scan, across its hosts (0: no limit). Unset: the engine's
+   * politeness default (150/s, docs/finding-families.md) — a customer's hosts are not flooded.
+   */
+  PERIMETER_TEMPLATE_RATE_LIMIT: z.coerce.number().int().min(0).max(100_000).optional(),
   /** Use only the first N labels of the built-in subdomain wordlist (all of them when unset). */
   PERIMETER_SCAN_WORDLIST_LIMIT: z.coerce.number().int().min(0).max(1_000_000).optional(),
   /** crt.sh-compatible certificate-transparency API for subdomain discovery; off when unset. */

@@ -152,6 +152,16 @@ export function intrusiveAllowList(env: AppContext['config']['env'], provenTarge
   return [...operator, ...provenTargets];
 }
 
+/**
+ * The template stage's request rate: the operator's `PERIMETER_TEMPLATE_RATE_LIMIT`, else the
+ * engine's default politeness (150 requests/s per scan).
+ */
+export function templatePoliteness(env: AppContext['config']['env']): { rateLimit?: number } {
+  return env.PERIMETER_TEMPLATE_RATE_LIMIT === undefined
+    ? {}
+    : { rateLimit: env.PERIMETER_TEMPLATE_RATE_LIMIT };
+}
+
 function engineConfig(
   ctx: AppContext,
   row: repo.ScanRow,
@@ -180,7 +190,7 @@ function engineConfig(
     ports: { list: env.PERIMETER_SCAN_PORTS, bannerTimeoutMs: 800 },
     extraStages: createFindingStages({
       templates: {
-        rateLimit: 0,
+        ...templatePoliteness(env),
         timeoutMs: 4000,
         dirs: sets.dirs,
         intrusiveAllow,

@@ -1,9 +1,10 @@
 import { lookup as dnsLookup } from 'node:dns';
 import type { LookupFunction } from 'node:net';
-import { Agent, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { GuardList, guardedPromise, RequestGuard } from './http-request-guard.ts';
 import { canonicalHeaderName, ResponseCollector, STATUS_TEXT, TOKEN } from './http-response-collector.ts';
 import { encodeRequestTarget, splitRawUrl } from './http-url.ts';
+import { OriginPools } from './origin-pools.ts';
 import { type RawHttpResponse, rawHttpExchange } from './raw-http-client.ts';
 
 export interface HttpRequestInit {
@@ -54,6 +55,8 @@ export interface HttpClientOptions {
    * through the lab's DNS server). Unknown names fall back to the system resolver.
    */
   resolve?: (hostname: string) => string | undefined;
+  /** Origins that keep their connections open at once (see OriginPools; default 256). */
+  maxOrigins?: number;
   dispatcher?: Dispatcher;
 }
 
@@ -135,7 +138,7 @@ function prepareRequest(init: HttpRequestInit): PreparedRequest {
 }
 
 export class HttpClient {
-  readonly dispatcher: Dispatcher;
+  readonly dispatcher: Pick<Dispatcher, 'dispatch'> & { close(): Promise<void> };
   private readonly owned: boolean;
   readonly timeoutMs: number;
   readonly maxResponseBytes: number;
@@ -169,13 +172,16 @@ export class HttpClient {
             dnsLookup(hostname, opts, cb);
           }
         : undefined;
-      this.dispatcher = new Agent({
-        connections: options.connectionsPerOrigin ?? 8,
-        keepAliveTimeout: 4000,
-        connect: { rejectUnauthorized: false, timeout: this.timeoutMs, ...(lookup ? { lookup } : {}) },
-        headersTimeout: this.timeoutMs,
-        bodyTimeout: this.timeoutMs,
-      });
+      this.dispatcher = new OriginPools(
+        {
+          connections: options.connectionsPerOrigin ?? 8,
+          keepAliveTimeout: 4000,
+          connect: { rejectUnauthorized: false, timeout: this.timeoutMs, ...(lookup ? { lookup } : {}) },
+          headersTimeout: this.timeoutMs,
+          bodyTimeout: this.timeoutMs,
+        },
+        options.maxOrigins ?? 256,
+      );
       this.owned = true;
     }
   }
