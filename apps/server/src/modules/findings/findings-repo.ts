@@ -90,7 +90,10 @@ function severityMatch(column: AnyColumn, severities: readonly TSeverity[]): SQL
   const lo = ords[0] ?? 0;
   const hi = ords.at(-1) ?? 0;
   if (hi - lo + 1 === ords.length) return sql`${column} between ${lo} and ${hi}`;
-  return inArray(column, ords);
+  // Not contiguous (critical + low): the range bounds the index read on every version (before
+  // PostgreSQL 17 an ordered index scan tests `= ANY` row by row: 14,526 pages on PG 15 walking
+  // past every informational finding), the list drops the severities in between.
+  return and(sql`${column} between ${lo} and ${hi}`, inArray(column, ords)) as SQL;
 }
 
 export type FindingRow =
