@@ -6,11 +6,18 @@
  *
  * Run alone (`npx tsx apps/server/scripts/events-explain.ts`, with DATABASE_URL and BENCH_REUSE=1 to
  * keep the million findings between runs) it sweeps every sort key × filter × order
- * (test/support/events-cases.ts) and prints the slowest; events-bench.ts runs it for its cases.
+ * (test/support/events-cases.ts; BENCH_SET=bench: the bench's cases only; BENCH_CASES=text: the
+ * cases whose label has it) and prints the slowest; events-bench.ts runs it for its cases.
  */
 import { loadAverage, median } from '@perimeter/lab/bench';
 import type pg from 'pg';
-import { type EventsCase, explainCase, planShape, sweepCases } from '../test/support/events-cases.ts';
+import {
+  benchCases,
+  type EventsCase,
+  explainCase,
+  planShape,
+  sweepCases,
+} from '../test/support/events-cases.ts';
 
 export interface ServerTime {
   label: string;
@@ -58,7 +65,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   try {
     const { userId, scanId } = await server.benchUser();
     const only = process.env.BENCH_CASES;
-    const cases = sweepCases().filter((c) => !only || c.label.includes(only));
+    const set = process.env.BENCH_SET === 'bench' ? benchCases() : sweepCases();
+    const cases = set.filter((c) => !only || c.label.includes(only));
     benchLog(`EXPLAIN ANALYZE of ${cases.length} cases; load ${loadAverage()}`);
     const results = await explainSweep(
       server.pool,

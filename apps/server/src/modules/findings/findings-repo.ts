@@ -240,12 +240,17 @@ export async function listFindings(
   // Only the owner filter: a one-scan total is counted on finding_sightings alone (index-only on
   // (scan_id, subclass)) rather than by probing the sightings for every finding of the user.
   const unfiltered = conditions.length === 1;
+  // Every filter is on the sort column's index: the page is a range of it, read directly (with one
+  // scan's sightings probed along it: sorting the matches instead read 34,044 pages for critical
+  // ascending, one scan of 600,000 findings).
+  const direct = ordered.length > 0 && ordered.every(Boolean) && ordered.length === conditions.length - 1;
   if (scanId) {
     conditions.push(
       sql`exists (select 1 from ${findingSightings} s where s.scan_id = ${scanId}::uuid and s.finding_id = ${t.id})`,
     );
     indexed = true;
   }
+  if (direct) indexed = false;
   const where = and(...conditions);
   // The three tables share the lifecycle columns; Drizzle needs one concrete table per query.
   const table = t as typeof findingsExploitScanner;
@@ -289,8 +294,6 @@ export async function listFindings(
   };
   let rows: (typeof findingsExploitScanner.$inferSelect)[];
   let counted: number;
-  // Every indexed filter is on the sort column's index: nothing to choose (and no scan filter).
-  if (ordered.length && ordered.every(Boolean) && ordered.length === conditions.length - 1) indexed = false;
   if (!indexed) {
     const [r, c] = await Promise.all([page_(db), counting(db)]);
     rows = r;
