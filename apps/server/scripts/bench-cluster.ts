@@ -7,7 +7,8 @@
  * list (top100) and the whole built-in subdomain wordlist (2,809 names brute-forced per domain
  * against the lab's DNS). BENCH_WORDLIST (N: the first N names), BENCH_PORTS (`lab`: only the
  * lab's ports; or a port list) and BENCH_FULL=0 (template checks of the lab's web port and the leak
- * check) change it; the workload's description says which was run.
+ * check) change it, and BENCH_HTTP_DELAY_MS=N makes every lab HTTP response wait N ms (a site a
+ * network round trip away); the workload's description says which was run.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -40,7 +41,8 @@ export async function startBenchCluster(tag: string) {
   const full = process.env.BENCH_FULL !== '0';
   const wordlist = process.env.BENCH_WORDLIST ?? 'default';
   const portsOption = process.env.BENCH_PORTS ?? 'default';
-  const lab = await startFreeLab();
+  const httpDelayMs = Number(process.env.BENCH_HTTP_DELAY_MS ?? 0);
+  const lab = await startFreeLab({ httpDelayMs });
   const labPorts = [...new Set(Object.values(lab.portMap))].sort((a, b) => a - b).join(',');
   const ports = !full
     ? String(lab.portMap[80] ?? 80)
@@ -57,9 +59,13 @@ export async function startBenchCluster(tag: string) {
     ...(ports ? { PERIMETER_SCAN_PORTS: ports } : {}),
     ...(wordlist !== 'default' ? { PERIMETER_SCAN_WORDLIST_LIMIT: wordlist } : {}),
   };
-  const workload = full
+  const scans = full
     ? `full scans (every class) of ${DOMAINS.join(', ')}; ports: ${ports ? (portsOption === 'lab' ? `only the lab's (${labPorts})` : ports) : 'the product default (top100)'}; subdomain wordlist: ${wordlist === 'default' ? 'the whole built-in list (2,809 names, the product default)' : `the first ${wordlist} names`}`
     : "light scans: template checks of the lab's web port and the leak check";
+  const workload =
+    httpDelayMs > 0
+      ? `${scans}; every lab HTTP response delayed ${httpDelayMs} ms (a network round trip)`
+      : scans;
   const dataDir = mkdtempSync(path.join(os.tmpdir(), `perimeter-${tag}-`));
   const config = loadConfig({
     ...process.env,

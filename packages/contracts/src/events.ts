@@ -207,7 +207,10 @@ export const ZEvent = z.discriminatedUnion('scan_subclass', [
 export type TEvent = z.infer<typeof ZEvent>;
 export const ZEventsPage = z.object({
   items: z.array(ZEvent),
-  /** At most 10,000: past that `total_exact` is false and the total is a lower bound. */
+  /**
+   * At most 10,000 (2,000 with a contains filter): past that `total_exact` is false and the total is
+   * a lower bound (docs/events-queries.md).
+   */
   total: z.number().int(),
   total_exact: z.boolean(),
   /** True on a plan without finding details (Trial): the detail fields are withheld, not empty. */

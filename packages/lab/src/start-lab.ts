@@ -34,6 +34,12 @@ export interface StartLabOptions {
    * oob-planted.ts) and delegates `zone` from the lab's DNS to the interaction server.
    */
   oob?: LabOobOptions;
+  /**
+   * Every HTTP(S) response starts this many milliseconds late, as if the site were a network round
+   * trip away (the lab answers on loopback in microseconds; real hosts take tens of milliseconds).
+   * Default 0. The scale-out bench uses it to show scans that wait on the network.
+   */
+  httpDelayMs?: number;
 }
 
 export interface RunningService {
@@ -152,10 +158,13 @@ export async function startLab(options: StartLabOptions = {}): Promise<Lab> {
         let server: net.Server;
         if (svc.kind === 'http' || svc.kind === 'https') {
           const site = svc.site ?? '';
-          const handler =
+          const direct =
             oobContext && site.startsWith('oob:')
               ? createOobSite(site.slice(4), oobContext)
               : createSite(site, { isPlanted, ctNames: CT_NAMES });
+          const delay = options.httpDelayMs ?? 0;
+          const handler: http.RequestListener =
+            delay > 0 ? (req, res) => void setTimeout(() => direct(req, res), delay) : direct;
           server =
             svc.kind === 'https' ? https.createServer(tlsOptions, handler) : http.createServer(handler);
           (server as http.Server).keepAliveTimeout = 5_000;

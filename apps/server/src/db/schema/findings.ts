@@ -113,6 +113,8 @@ export const findingsExploitDb = pgTable(
     index('fdb_user_severity_idx').on(t.userId, t.severityOrdering, t.id),
     index('fdb_user_main_domain_sev_idx').on(t.userId, t.mainDomain, t.severityOrdering, t.id),
     index('fdb_user_epss_idx').on(t.userId, t.epssScore, t.id),
+    // EPSS descending with unscored CVEs last (the index above serves ascending, nulls last).
+    index('fdb_user_epss_desc_idx').on(t.userId, t.epssScore.desc().nullsLast(), t.id.desc()),
     index('fdb_user_kev_idx').on(t.userId, t.id).where(sql`${t.kev}`),
     index('fdb_cve_idx').on(t.cve),
   ],
@@ -138,6 +140,7 @@ export const findingsLeakcheck = pgTable(
     index('flc_user_leak_date_idx').on(t.userId, t.leakDate, t.id),
     index('flc_user_main_domain_idx').on(t.userId, t.mainDomain, t.id),
     index('flc_user_add_ts_idx').on(t.userId, t.addTs, t.id),
+    index('flc_user_sevord_idx').on(t.userId, t.severityOrdering, t.id),
     // leakcheck's default order is add_ts.
     index('flc_user_main_domain_add_ts_idx').on(t.userId, t.mainDomain, t.addTs, t.id),
   ],

@@ -9,6 +9,7 @@ import {
 import { notFound } from '../../lib/errors.ts';
 import type { AppContext } from '../../server/context.ts';
 import * as repo from '../findings/findings-repo.ts';
+import { listTechnologiesWithoutCve, type TechnologyRow } from '../findings/findings-tech-repo.ts';
 import { cveIntelOf, NO_CVE_INTEL } from '../intel/intel-fns.ts';
 import { oobEvidence } from '../oob/oob-evidence.ts';
 import { getScan } from '../scans/scans-repo.ts';
@@ -143,7 +144,7 @@ async function eventForPlan(ctx: AppContext, userId: string, event: TEvent): Pro
 }
 
 /** A detected technology with no known CVE, in the exploit_db event shape (no CVE, informational). */
-function technologyEvent(row: repo.TechnologyRow): TEvent {
+function technologyEvent(row: TechnologyRow): TEvent {
   return {
     id: row.id,
     user_target_id: row.targetId,
@@ -193,7 +194,7 @@ async function withoutCve(
   page: { limit: number; offset: number },
   scanId?: string,
 ): Promise<Omit<TEventsPage, 'details_hidden'>> {
-  const { rows, total } = await repo.listTechnologiesWithoutCve(ctx.db, userId, body, page, scanId);
+  const { rows, total } = await listTechnologiesWithoutCve(ctx.db, userId, body, page, scanId);
   return { items: rows.map(technologyEvent), total, total_exact: true };
 }
 

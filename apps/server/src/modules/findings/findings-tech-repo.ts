@@ -1,0 +1,145 @@
+import { SUBCLASS_OF_CLASS, type TAllEventsBody } from '@perimeter/contracts';
+import { and, type SQL, sql } from 'drizzle-orm';
+import type { DbOrTx } from '../../db/client.ts';
+import { findingsExploitDb, scanScope, scans, scanTargets } from '../../db/schema/index.ts';
+import { textMatch } from './findings-repo.ts';
+
+/*
+ * exploit_db with `vulnerabilities_existence: without`: detected technologies that matched no CVE,
+ * derived at query time from the scans' scope (split from findings-repo.ts, which lists the findings).
+ */
+
+/** A technology a scan detected on a host with no CVE finding for that version (exploit_db "without"). */
+export interface TechnologyRow {
+  id: string;
+  fingerprint: string;
+  targetId: string;
+  host: string;
+  mainDomain: string;
+  subdomain: string;
+  tech: string;
+  version: string;
+  firstSeen: Date;
+  lastSeen: Date;
+}
+
+/** Sort keys of exploit_db mapped onto the derived technology rows (whitelisted column names). */
+const TECH_SORT: Record<string, string> = {
+  tech: 'lower(tech)',
+  version: 'version',
+  main_domain: 'main_domain',
+  add_ts: 'first_seen',
+  last_update_ts: 'last_seen',
+  last_check_ts: 'last_seen',
+  info_created_ts: 'first_seen',
+  info_updated_ts: 'last_seen',
+  cve: 'lower(tech)',
+  severity: 'lower(tech)',
+};
+
+/**
+ * exploit_db with `vulnerabilities_existence: without`: the technologies (name + version per host)
+ * the user's finished scans detected (scan_scope.technologies) for which no exploit_db finding — a
+ * CVE — exists on that host. Derived at query time, so nothing is stored twice and the CVE finding
+ * lifecycle is untouched; each row's id is stable (md5 of user, host, technology and version).
+ */
+export async function listTechnologiesWithoutCve(
+  db: DbOrTx,
+  userId: string,
+  body: TAllEventsBody,
+  page: { limit: number; offset: number },
+  scanId?: string,
+): Promise<{ rows: TechnologyRow[]; total: number }> {
+  if (body.scan_subclass !== 'exploit_db') return { rows: [], total: 0 };
+  if (body.scan_class && body.scan_class !== SUBCLASS_OF_CLASS.exploit_db) return { rows: [], total: 0 };
+  if (body.severity?.length && !body.severity.includes('informational')) return { rows: [], total: 0 };
+  const filters: SQL[] = [sql`true`];
+  if (body.main_domain_filter_opt)
+    filters.push(
+      textMatch(
+        sql.raw('main_domain'),
+        body.main_domain_filter_opt.domain_filter,
+        body.main_domain_filter_opt.is_contains,
+        true,
+      ),
+    );
+  if (body.subdomain_filter_opt)
+    filters.push(
+      textMatch(
+        sql.raw('subdomain'),
+        body.subdomain_filter_opt.subdomain_filter,
+        body.subdomain_filter_opt.is_contains,
+        true,
+      ),
+    );
+  const direction = body.sort_order === 'asc' ? 'asc' : 'desc';
+  const sortExpr = TECH_SORT[body.sort_key ?? 'tech'] ?? 'lower(tech)';
+  const orderBy = sql.raw(`${sortExpr} ${direction}, host ${direction}, id ${direction}`);
+  const scanFilter = scanId ? sql`and s.id = ${scanId}::uuid` : sql``;
+  const typeFilter = body.targets_type ? sql`and s.target_type = ${body.targets_type}` : sql``;
+  const result = await db.execute<{
+    id: string;
+    fingerprint: string;
+    target_id: string;
+    host: string;
+    main_domain: string;
+    subdomain: string;
+    tech: string;
+    version: string;
+    first_seen: Date | string;
+    last_seen: Date | string;
+    total: number;
+  }>(sql`
+    with seen as (
+      select a.name as host, coalesce(a.main_domain, a.name) as main_domain, tt.name as tech,
+        coalesce(tt.version, '') as version, s.id as scan_id, coalesce(s.finished_at, s.created_at) as at
+      from ${scans} s
+      join ${scanScope} a on a.scan_id = s.id
+      cross join lateral jsonb_to_recordset(a.technologies) as tt(name text, version text)
+      where s.user_id = ${userId}::uuid and s.status in ('done', 'canceled') and tt.name is not null
+        ${scanFilter} ${typeFilter}
+    ), techs as (
+      select md5(${userId} || '|' || host || '|' || lower(tech) || '|' || version)::uuid as id,
+        host, main_domain,
+        case when host = main_domain or right(host, length(main_domain) + 1) <> '.' || main_domain then ''
+          else left(host, length(host) - length(main_domain) - 1) end as subdomain,
+        min(tech) as tech, version, min(at) as first_seen, max(at) as last_seen,
+        (array_agg(scan_id order by at desc))[1] as last_scan_id
+      from seen
+      group by host, main_domain, lower(tech), version
+    ), without as (
+      select t.*, (select st.target_id from ${scanTargets} st where st.scan_id = t.last_scan_id
+          order by st.target_id limit 1) as target_id
+      from techs t
+      where not exists (
+        select 1 from ${findingsExploitDb} f
+        where f.user_id = ${userId}::uuid and f.host = t.host and lower(f.tech) = lower(t.tech)
+          and f.version = t.version and f.cve <> ''
+      )
+    )
+    select id::text as id, md5(host || '|' || lower(tech) || '|' || version) as fingerprint, target_id::text,
+      host, main_domain, subdomain, tech, version, first_seen, last_seen, count(*) over ()::int as total
+    from without
+    where ${and(...filters)}
+    order by ${orderBy}
+    limit ${page.limit} offset ${page.offset}`);
+  const rows = result.rows.map((r) => ({
+    id: r.id,
+    fingerprint: r.fingerprint,
+    targetId: r.target_id,
+    host: r.host,
+    mainDomain: r.main_domain,
+    subdomain: r.subdomain,
+    tech: r.tech,
+    version: r.version,
+    firstSeen: new Date(r.first_seen),
+    lastSeen: new Date(r.last_seen),
+  }));
+  let total = result.rows[0]?.total ?? 0;
+  if (rows.length === 0 && page.offset > 0) {
+    // Past the last page: count without paging.
+    const again = await listTechnologiesWithoutCve(db, userId, body, { limit: 1, offset: 0 }, scanId);
+    total = again.total;
+  }
+  return { rows, total };
+}

@@ -1,0 +1,105 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CONTAINS_SORT_LIMIT } from '../src/modules/findings/findings-repo.ts';
+import { createTestApp, newUserInput, type TestApp } from './support/app.ts';
+import { benchCases, type EventsCase, explainCase, planNodes, planShape } from './support/events-cases.ts';
+import { type BulkFindings, seedBulkFindings } from './support/findings-bulk.ts';
+
+/**
+ * The events queries' plans, guarded without timing anything: with the bench's skewed data at a
+ * smaller size, every sort key × filter × order (and one scan's events) is run under EXPLAIN
+ * (ANALYZE, BUFFERS) and must read its page through an index — no sequential scan of a finding
+ * table, no sort of more rows than a contains filter's small match set, and a bounded number of
+ * buffers (8 kB pages). Dropping one of the indexes of migrations 0004–0006/0017 fails it; so does a
+ * query change that makes PostgreSQL sort or scan the user's findings. The million-finding figures
+ * are the bench's (`npm run bench -w apps/server`, docs/benchmarks.md).
+ */
+const FINDINGS = 60_000;
+/**
+ * Pages one statement may touch. A page of 10–20 rows read in index order costs a few dozen; a
+ * capped count (10,001 index entries) a few hundred; a contains filter's trigram read plus its small
+ * sort up to ~2,000. A sequential scan of the 36,000 template findings alone is ~6,000.
+ */
+const MAX_BUFFERS = 6_000;
+/** A sequential scan that stops after a capped count's rows reads a few hundred pages. */
+const MAX_SEQ_BUFFERS = 1_000;
+
+let t: TestApp;
+let userId: string;
+let bulk: BulkFindings;
+
+beforeAll(async () => {
+  t = await createTestApp();
+  const input = newUserInput();
+  await t.app.inject({ method: 'POST', url: '/api/users/auth/registration/', payload: input });
+  const pool = t.runtime.ctx.database.pool;
+  const { rows } = await pool.query<{ id: string }>(
+    `update users set plan = 'enterprise' where email = $1 returning id`,
+    [input.email],
+  );
+  userId = rows[0]!.id;
+  bulk = await seedBulkFindings(pool, userId, FINDINGS, { rebuildIndexes: true });
+}, 240_000);
+
+afterAll(async () => {
+  await t?.close();
+});
+
+/** What is wrong with one statement's plan, or nothing. */
+function problems(c: EventsCase, q: Awaited<ReturnType<typeof explainCase>>[number]): string[] {
+  const out: string[] = [];
+  for (const n of planNodes(q.plan)) {
+    // A sequential scan stopped by a LIMIT early (a count of a filter most rows pass) is cheap;
+    // one that reads the table is what a missing index looks like.
+    const read = (n['Shared Hit Blocks'] ?? 0) + (n['Shared Read Blocks'] ?? 0);
+    if (
+      n['Node Type'] === 'Seq Scan' &&
+      n['Relation Name']?.startsWith('findings_') &&
+      read > MAX_SEQ_BUFFERS
+    )
+      out.push(`sequential scan of ${n['Relation Name']} (${read} buffers)`);
+    if (n['Node Type'] === 'Sort' || n['Node Type'] === 'Incremental Sort') {
+      const input = (n.Plans ?? []).reduce(
+        (s, k) => s + (k['Actual Rows'] ?? 0) * (k['Actual Loops'] ?? 1),
+        0,
+      );
+      if (input > CONTAINS_SORT_LIMIT) out.push(`sorts ${input} rows`);
+    }
+  }
+  if (q.buffers > MAX_BUFFERS) out.push(`${q.buffers} buffers`);
+  return out.map((p) => `${c.label}: ${p} — ${planShape(q.plan)}`);
+}
+
+describe('events query plans (every sort key and every filter, both orders)', () => {
+  it('read each page through an index, without sorting or scanning the user’s findings', async () => {
+    const pool = t.runtime.ctx.database.pool;
+    const found: string[] = [];
+    const cases = benchCases();
+    for (const c of cases)
+      for (const q of await explainCase(pool, userId, c, bulk.scanId)) found.push(...problems(c, q));
+    expect(found).toEqual([]);
+    expect(cases.length).toBeGreaterThan(100);
+  }, 300_000);
+
+  it('fails on a plan without its index (the guard itself)', async () => {
+    const pool = t.runtime.ctx.database.pool;
+    const c: EventsCase = {
+      label: 'exploit_scanner sort name asc',
+      body: { scan_subclass: 'exploit_scanner', sort_key: 'name', sort_order: 'asc' },
+    };
+    const client = await pool.connect();
+    try {
+      await client.query('begin');
+      await client.query('drop index fes_user_name_idx');
+      const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: Parameters<typeof planNodes>[0] }] }>(
+        `explain (analyze, buffers, format json) select * from findings_exploit_scanner where user_id = $1 order by name asc, id asc limit 10`,
+        [userId],
+      );
+      const plan = rows[0]!['QUERY PLAN'][0].Plan;
+      const q = { sql: '', executionMs: 0, planningMs: 0, buffers: plan['Shared Hit Blocks'] ?? 0, plan };
+      expect(problems(c, q).length).toBeGreaterThan(0);
+    } finally {
+      await client.query('rollback');
+      client.release();
+    }
+  });
+});
