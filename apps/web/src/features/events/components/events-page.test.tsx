@@ -3,7 +3,6 @@ import { configure, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { Route, Routes, useLocation } from 'react-router';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { NotificationProvider } from '../../../components/feedback/snackbar.tsx';
 import { makeUser, renderApp, signedIn } from '../../../test/render.tsx';
 import { EventsPage } from './events-page.tsx';
 
@@ -145,13 +144,11 @@ function renderPage(route: string) {
     </>
   );
   return renderApp(
-    <NotificationProvider>
-      <Routes>
-        <Route path="/events/vulnerabilities/:scanId?" element={element} />
-        <Route path="/events/cve/:scanId?" element={element} />
-        <Route path="/events/leaks/:scanId?" element={element} />
-      </Routes>
-    </NotificationProvider>,
+    <Routes>
+      <Route path="/events/vulnerabilities/:scanId?" element={element} />
+      <Route path="/events/cve/:scanId?" element={element} />
+      <Route path="/events/leaks/:scanId?" element={element} />
+    </Routes>,
     { auth: signedIn(makeUser()), route },
   );
 }
@@ -671,12 +668,12 @@ describe('events page', () => {
         : page([vuln(1)]),
     );
     const user = userEvent.setup();
-    const { store } = renderPage('/events/vulnerabilities');
+    renderPage('/events/vulnerabilities');
     await user.click(await screen.findByTestId(`event-${uuid(1)}`));
     const dialog = await screen.findByRole('dialog');
     await user.click(within(dialog).getByRole('button', { name: 'Mark as resolved' }));
-    await waitFor(() => expect(store.getState().snackbar.alert.color).toBe('error'));
-    expect(store.getState().snackbar.message).not.toBe('');
+    const alert = (await screen.findByText('Not found.')).closest('.MuiAlert-root');
+    expect(alert).toHaveClass('MuiAlert-colorError');
     expect(screen.queryByText('Marked as resolved.')).toBeNull();
     expect(within(dialog).getByRole('button', { name: 'Mark as resolved' })).toBeEnabled();
   });

@@ -215,11 +215,11 @@ describe('scan detail page', { timeout: 30_000 }, () => {
     );
     const saved = captureDownloads();
     const user = userEvent.setup();
-    const { store } = renderPage();
+    renderPage();
     await user.click(await screen.findByRole('button', { name: 'PDF' }));
-    await waitFor(() =>
-      expect(store.getState().snackbar.message).toBe('The report could not be downloaded. Rendering failed.'),
-    );
+    expect(
+      await screen.findByText('The report could not be downloaded. Rendering failed.'),
+    ).toBeInTheDocument();
     expect(saved).toEqual([]);
   });
 

@@ -2,7 +2,6 @@ import type { TScanSchedule, TScheduleOverview, TTarget } from '@perimeter/contr
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { NotificationProvider } from '../../../components/feedback/snackbar.tsx';
 import { makeUser, renderApp, signedIn } from '../../../test/render.tsx';
 import { calendarWeeks } from './schedule-values.ts';
 import { SchedulesPage } from './schedules-page.tsx';
@@ -111,11 +110,7 @@ function stubApi({
 
 const user = (tz = 'Asia/Tokyo') => signedIn(makeUser({ tz }));
 
-const page = (
-  <NotificationProvider>
-    <SchedulesPage />
-  </NotificationProvider>
-);
+const page = <SchedulesPage />;
 
 describe('schedules page', () => {
   it('pre-fills the default window and the user’s time zone, and sends the days as numbers', async () => {

@@ -1,7 +1,6 @@
 import { screen, within } from '@testing-library/react';
 import { Route, Routes } from 'react-router';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { NotificationProvider } from '../../../components/feedback/snackbar.tsx';
 import { makeUser, renderApp, signedIn } from '../../../test/render.tsx';
 import { CongratulationsModal } from '../../billing/components/congratulations-modal.tsx';
 import { SchedulesPage } from '../../schedules/components/schedules-page.tsx';
@@ -38,11 +37,9 @@ describe('scheduled scans in reach', () => {
       return undefined;
     });
     renderApp(
-      <NotificationProvider>
-        <Routes>
-          <Route path="/schedule-scan" element={<SchedulesPage />} />
-        </Routes>
-      </NotificationProvider>,
+      <Routes>
+        <Route path="/schedule-scan" element={<SchedulesPage />} />
+      </Routes>,
       {
         auth: signedIn(makeUser({ tz: 'UTC' })),
         route: `/schedule-scan?target_type=domain&user_target_id=${beta.user_target_id}`,
