@@ -4,7 +4,7 @@ import userEvent from '@testing-library/user-event';
 import { Route, Routes } from 'react-router';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { makeUser, renderApp, signedIn } from '../../../test/render.tsx';
-import { EventsPage } from '../../events/components/events-page.tsx';
+import { EventsPage } from '../../events/index.ts';
 import { ReportNotices } from './intel-notices.tsx';
 
 configure({ asyncUtilTimeout: 5000 });
