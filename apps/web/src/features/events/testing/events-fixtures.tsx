@@ -53,7 +53,10 @@ export function vuln(
   };
 }
 
-export function cve(n: number): TEvent {
+export function cve(
+  n: number,
+  extra: Partial<Extract<TEvent, { scan_subclass: 'exploit_db' }>> = {},
+): TEvent {
   return {
     ...lifecycle,
     id: uuid(n),
@@ -92,6 +95,7 @@ export function cve(n: number): TEvent {
     match_confidence: null,
     backport_note: null,
     package_revision: null,
+    ...extra,
   };
 }
 
