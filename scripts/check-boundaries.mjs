@@ -6,10 +6,8 @@
 //  2. the shipped source (`src/`, tests aside) of web, engine, contracts and lab imports only the
 //     workspaces the architecture allows it;
 //  3. a web feature reaches another feature only through its public entry (`features/<f>/index.ts`).
-//     The cross-feature imports that predate this rule are listed in scripts/boundaries-baseline.json
-//     and tolerated; a new one fails. `--write-baseline` rewrites that list from the tree.
-// Usage: node scripts/check-boundaries.mjs [--root DIR] [--write-baseline]. Exit 1 on a violation.
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+// Usage: node scripts/check-boundaries.mjs [--root DIR]. Exit 1 on a violation.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -72,7 +70,6 @@ export function checkBoundaries(root) {
   const byName = new Map(workspaces.map((w) => [w.name, w]));
   const ownerOf = (rel) => workspaces.find((w) => rel === w.dir || rel.startsWith(`${w.dir}/`));
   const violations = [];
-  const crossings = [];
   for (const ws of workspaces) {
     const dir = path.join(root, ws.dir);
     if (!existsSync(dir)) continue;
@@ -102,42 +99,24 @@ export function checkBoundaries(root) {
             violations.push(`${at}: ${ws.name} may not depend on ${other.name} (${spec})`);
         }
         const crossing = target && crossFeature(rel, target);
-        if (crossing) crossings.push({ key: `${rel} -> ${spec}`, at, crossing });
+        if (crossing)
+          violations.push(
+            `${at}: web feature import ${crossing} bypasses the feature's public entry (features/<f>/index.ts)`,
+          );
       }
     }
   }
-  return { violations, crossings };
+  return violations;
 }
-
-const BASELINE = 'scripts/boundaries-baseline.json';
 
 export function main(argv, log = console.log) {
   const rootArg = argv.indexOf('--root');
   const root = path.resolve(
     rootArg >= 0 ? argv[rootArg + 1] : path.join(path.dirname(fileURLToPath(import.meta.url)), '..'),
   );
-  const { violations, crossings } = checkBoundaries(root);
-  const baselinePath = path.join(root, BASELINE);
-  if (argv.includes('--write-baseline')) {
-    const keys = [...new Set(crossings.map((c) => c.key))].sort();
-    writeFileSync(baselinePath, `${JSON.stringify(keys, null, 2)}\n`);
-    log(`wrote ${keys.length} known cross-feature imports to ${BASELINE}`);
-  }
-  const known = new Set(existsSync(baselinePath) ? JSON.parse(readFileSync(baselinePath, 'utf8')) : []);
-  for (const c of crossings)
-    if (!known.has(c.key))
-      violations.push(
-        `${c.at}: web feature import ${c.crossing} bypasses the feature's public entry (features/<f>/index.ts)`,
-      );
-  const stale = [...known].filter((k) => !crossings.some((c) => c.key === k));
-  if (stale.length)
-    log(`${stale.length} entries of ${BASELINE} are gone from the tree: rerun with --write-baseline`);
+  const violations = checkBoundaries(root);
   for (const v of violations) log(v);
-  log(
-    violations.length
-      ? `boundaries: ${violations.length} violation(s)`
-      : `boundaries: ok (${crossings.length} known cross-feature imports left to move behind an index.ts)`,
-  );
+  log(violations.length ? `boundaries: ${violations.length} violation(s)` : 'boundaries: ok');
   return violations.length ? 1 : 0;
 }
 

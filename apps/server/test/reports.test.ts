@@ -1,132 +1,21 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { readdirSync } from 'node:fs';
 import path from 'node:path';
-import type { TEventsPage, TReport } from '@perimeter/contracts';
-import fc from 'fast-check';
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TReport } from '@perimeter/contracts';
+import { describe, expect, it } from 'vitest';
 import { scanMessage } from '../src/lib/scan-messages.ts';
-import { client, createTestApp, newUserInput, type TestApp } from './support/app.ts';
-import {
-  seedCveFinding,
-  seedLeakFinding,
-  seedScan,
-  seedScope,
-  seedTarget,
-  seedTemplateFinding,
-} from './support/findings-seed.ts';
+import { client } from './support/app.ts';
+import { useReportsApp } from './support/reports-fixture.ts';
 
-let t: TestApp;
-let sql: pg.Client;
-const outDir = mkdtempSync(path.join(os.tmpdir(), 'perimeter-report-test-'));
-
-beforeAll(async () => {
-  t = await createTestApp();
-  sql = new pg.Client({ connectionString: t.databaseUrl });
-  await sql.connect();
-});
-
-afterAll(async () => {
-  await sql?.end();
-  await t?.close();
-});
-
-async function signUp(plan = 'business', language = 'en') {
-  const input = newUserInput();
-  await client(t.app).post('/users/auth/registration/', input);
-  const login = await client(t.app).post<{ data: { access: string } }>('/users/auth/login/', {
-    email: input.email,
-    password: input.password1,
-  });
-  const { rows } = await sql.query<{ id: string }>(
-    'update users set plan = $2, language = $3, email_verified = true where email = $1 returning id',
-    [input.email, plan, language],
-  );
-  return { token: login.body.data.access, userId: rows[0]!.id };
-}
-
-/** Two scans of one target: the second sees A and B again, finds E, finds D gone and C back. */
-async function seedTwoScans(userId: string) {
-  const db = t.runtime.ctx.db;
-  const target = await seedTarget(db, userId, `shop${Math.random().toString(36).slice(2, 8)}.example`);
-  const first = await seedScan(db, userId, target.id, new Date('2026-11-01T02:00:00Z'));
-  const ids1 = { userId, targetId: target.id, scanId: first.id };
-  const a = await seedTemplateFinding(db, ids1, {
-    key: 'a',
-    name: 'Exposed .env file',
-    severity: 'critical',
-    host: `app.${target.value}`,
-    curl: `curl -sk 'http://app.${target.value}/.env'`,
-  });
-  const b = await seedCveFinding(db, ids1, {
-    key: 'b',
-    cve: 'CVE-2020-11022',
-    tech: 'jquery',
-    version: '3.4.1',
-    severity: 'medium',
-    host: `www.${target.value}`,
-  });
-  const c = await seedLeakFinding(db, ids1, {
-    key: 'c',
-    email: `ceo@${target.value}`,
-    password: 'pa******rd',
-  });
-  const d = await seedTemplateFinding(db, ids1, {
-    key: 'd',
-    name: 'Directory listing enabled',
-    severity: 'low',
-    host: `files.${target.value}`,
-  });
-  const second = await seedScan(db, userId, target.id, new Date('2026-11-08T02:00:00Z'));
-  const ids2 = { ...ids1, scanId: second.id };
-  for (const [id, sub, change] of [
-    [a.id, 'exploit_scanner', 'seen'],
-    [b.id, 'exploit_db', 'seen'],
-    [c.id, 'leakcheck', 'regressed'],
-  ] as const) {
-    await sql.query(
-      `insert into finding_sightings (scan_id, finding_id, subclass, user_id, change) values ($1, $2, $3, $4, $5)`,
-      [second.id, id, sub, userId, change],
-    );
-  }
-  await sql.query(`update findings_leakcheck set status = 'regressed' where id = $1`, [c.id]);
-  await sql.query(`update findings_exploit_scanner set status = 'fixed', fixed_scan_id = $2 where id = $1`, [
-    d.id,
-    second.id,
-  ]);
-  await seedTemplateFinding(db, ids2, {
-    key: 'e',
-    name: '=HYPERLINK("http://evil")',
-    severity: 'high',
-    host: `api.${target.value}`,
-  });
-  await seedScope(db, second.id, `app.${target.value}`);
-  await seedScope(db, second.id, `www.${target.value}`);
-  return { target, first, second };
-}
-
-async function fileReport(token: string, body: unknown) {
-  const res = await t.app.inject({
-    method: 'POST',
-    url: '/api/main/get_user_events_file_report',
-    headers: { authorization: `Bearer ${token}` },
-    payload: body as Record<string, unknown>,
-  });
-  return res;
-}
-
-function pdfText(pdf: Buffer, name: string): string {
-  const file = path.join(outDir, `${name}.pdf`);
-  writeFileSync(file, pdf);
-  return execFileSync('pdftotext', ['-layout', file, '-'], { encoding: 'utf8' });
-}
+// The data report and the PDF's sections and languages; plans, formats, access and size:
+// reports-formats.test.ts.
+const { app, outDir, signUp, seedTwoScans, fileReport, pdfText } = useReportsApp();
 
 describe('data report', () => {
   it('has the findings, what changed since the previous scan, CVEs, masked leaks and the scope', async () => {
     const { token, userId } = await signUp();
     const { first, second } = await seedTwoScans(userId);
-    const res = await client(t.app, token).get<{ data: TReport }>(
+    const res = await client(app.t.app, token).get<{ data: TReport }>(
       `/main/get_user_events_data_report?id=${second.id}`,
     );
     expect(res.status).toBe(200);
@@ -147,7 +36,7 @@ describe('data report', () => {
     expect(r.scope.map((s) => s.name)).toHaveLength(2);
     expect(r.restricted).toBeNull();
 
-    const firstReport = await client(t.app, token).get<{ data: TReport }>(
+    const firstReport = await client(app.t.app, token).get<{ data: TReport }>(
       `/main/get_user_events_data_report?id=${first.id}`,
     );
     expect(firstReport.body.data.changes.previous_scan_id).toBeNull();
@@ -232,7 +121,7 @@ describe('file reports', () => {
         templates: 9000,
       },
     ];
-    await sql.query('update scans set partial = $2, template_sets = $3 where id = $1', [
+    await app.sql.query('update scans set partial = $2, template_sets = $3 where id = $1', [
       second.id,
       JSON.stringify(partial),
       JSON.stringify(sets),
@@ -292,7 +181,7 @@ describe('file reports', () => {
       { host: 'legacy.acme.test', reason: 'an old reason without a code' },
     ];
     const message = scanMessage('plan_subdomain_limit', { plan: 'Trial scan', subdomains: 30, skipped: 1 });
-    await sql.query('update scans set skipped_hosts = $2, message = $3 where id = $1', [
+    await app.sql.query('update scans set skipped_hosts = $2, message = $3 where id = $1', [
       second.id,
       JSON.stringify(skipped),
       message,
@@ -320,7 +209,7 @@ describe('file reports', () => {
 
   it('shows every date in the account time zone: PDF and CSV', async () => {
     const { token, userId } = await signUp('business', 'ru');
-    await sql.query('update users set tz = $2 where id = $1', [userId, 'Pacific/Kiritimati']);
+    await app.sql.query('update users set tz = $2 where id = $1', [userId, 'Pacific/Kiritimati']);
     const { second } = await seedTwoScans(userId);
     const pdf = pdfText((await fileReport(token, { id: second.id, format: 'pdf' })).rawPayload, 'tz');
     // Started 2026-11-08 02:00 UTC = 16:00 at UTC+14.
@@ -330,194 +219,4 @@ describe('file reports', () => {
     expect(csv).toMatch(/,\d{4}-\d\d-\d\d \d\d:\d\d:\d\d \+14:00,/);
     expect(csv).not.toMatch(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z/);
   });
-
-  it('trial plan: details hidden, and the PDF says so and what unlocks them', async () => {
-    const { token, userId } = await signUp('trial_scan');
-    const { second } = await seedTwoScans(userId);
-    const data = await client(t.app, token).get<{ data: TReport }>(
-      `/main/get_user_events_data_report?id=${second.id}`,
-    );
-    expect(data.body.data.restricted?.unlock_plans).toEqual(['try_it', 'starter', 'business', 'enterprise']);
-    expect(data.body.data.findings[0]!.how_to_reproduce).toBeNull();
-    // What was found stays on every surface; the details are hidden on every surface.
-    expect(data.body.data.leaks).toEqual([expect.objectContaining({ password: '', sources: [] })]);
-    expect(data.body.data.cves.map((c) => [c.cve, c.description])).toEqual([['CVE-2020-11022', null]]);
-    const api = client(t.app, token);
-    for (const [path, scope] of [
-      ['/main/get_all_user_abstract_scan_events', {}],
-      ['/main/get_one_user_abstract_scan_events', { id: second.id }],
-    ] as const) {
-      const scanner = await api.post<{ data: TEventsPage }>(path, {
-        ...scope,
-        scan_subclass: 'exploit_scanner',
-      });
-      expect(scanner.status).toBe(200);
-      expect(scanner.body.data.details_hidden).toBe(true);
-      const env = scanner.body.data.items.find(
-        (i) => i.scan_subclass === 'exploit_scanner' && i.name === 'Exposed .env file',
-      );
-      expect(env).toMatchObject({
-        evidence: null,
-        description: null,
-        remediation: null,
-        impact: null,
-        references: [],
-      });
-      const cve = await api.post<{ data: TEventsPage }>(path, { ...scope, scan_subclass: 'exploit_db' });
-      expect(cve.body.data.items).toEqual([
-        expect.objectContaining({ cve: 'CVE-2020-11022', description: null, references: [], cwe: [] }),
-      ]);
-      const leaks = await api.post<{ data: TEventsPage }>(path, { ...scope, scan_subclass: 'leakcheck' });
-      expect(leaks.body.data.items).toEqual([expect.objectContaining({ password: '', sources: [] })]);
-    }
-    const csv = await fileReport(token, { id: second.id, format: 'csv' });
-    expect(csv.body).toContain('Exposed .env file');
-    expect(csv.body).not.toContain('curl -sk');
-    const res = await fileReport(token, { id: second.id, format: 'pdf' });
-    const text = pdfText(res.rawPayload, 'trial');
-    expect(text).toContain('Part of this report is hidden');
-    expect(text).toMatch(/Try it!, Starter, Business or\s+Enterprise/);
-    expect(text).toContain('Hidden on the Trial scan plan');
-    expect(text).toContain('Exposed .env file');
-    expect(text).not.toContain('curl -sk');
-    expect(text).not.toContain('pa******rd');
-    execFileSync('pdftoppm', [
-      '-png',
-      '-r',
-      '60',
-      '-f',
-      '1',
-      '-l',
-      '3',
-      path.join(outDir, 'trial.pdf'),
-      path.join(outDir, 'trial'),
-    ]);
-  });
-
-  it('CSV: one row per finding, formula injection neutralised; JSON equals the data report', async () => {
-    const { token, userId } = await signUp();
-    const { second } = await seedTwoScans(userId);
-    const csv = await fileReport(token, { id: second.id, format: 'csv' });
-    expect(csv.statusCode).toBe(200);
-    expect(csv.headers['content-type']).toContain('text/csv');
-    expect(csv.headers['content-disposition']).toMatch(/filename=".*\.csv"/);
-    const lines = csv.body
-      .replace(/^\uFEFF/, '')
-      .trim()
-      .split('\r\n');
-    expect(lines[0]).toMatch(/^scan_subclass,severity,name,host/);
-    expect(lines).toHaveLength(5);
-    expect(csv.body).toContain(`"'=HYPERLINK(""http://evil"")"`);
-
-    const json = await fileReport(token, {
-      id: second.id,
-      format: 'json',
-      options: { severity: ['critical'] },
-    });
-    expect(json.headers['content-disposition']).toMatch(/filename=".*\.json"/);
-    const fromFile = JSON.parse(json.body) as TReport;
-    expect(fromFile.findings.map((f) => f.name)).toEqual(['Exposed .env file']);
-    const data = await client(t.app, token).get<{ data: TReport }>(
-      `/main/get_user_events_data_report?id=${second.id}`,
-    );
-    const all = await fileReport(token, { id: second.id, format: 'json' });
-    const { generated_at: _a, ...a } = JSON.parse(all.body) as TReport;
-    const { generated_at: _b, ...b } = data.body.data;
-    expect(a).toEqual(b);
-  });
-
-  it('another user’s scan id answers 404; bad bodies and queries never 5xx', async () => {
-    const owner = await signUp();
-    const other = await signUp();
-    const { second } = await seedTwoScans(owner.userId);
-    expect((await fileReport(other.token, { id: second.id, format: 'csv' })).statusCode).toBe(404);
-    expect((await fileReport(other.token, { id: second.id, format: 'pdf' })).statusCode).toBe(404);
-    expect(
-      (await client(t.app, other.token).get(`/main/get_user_events_data_report?id=${second.id}`)).status,
-    ).toBe(404);
-    expect((await fileReport('', { id: second.id })).statusCode).toBe(401);
-
-    const value = fc.oneof(
-      fc.string(),
-      fc.integer(),
-      fc.boolean(),
-      fc.constant(null),
-      fc.constantFrom(second.id, 'pdf', 'csv', 'json', 'xml', 'ru', ['critical'], ['nope'], {}),
-      fc.dictionary(
-        fc.constantFrom('language', 'severity', 'subclasses', 'hide_resolved', 'x'),
-        fc.anything(),
-      ),
-    );
-    const body = fc.oneof(fc.dictionary(fc.constantFrom('id', 'format', 'options', 'x'), value), value);
-    await fc.assert(
-      fc.asyncProperty(body, async (b) => {
-        const res = await t.app.inject({
-          method: 'POST',
-          url: '/api/main/get_user_events_file_report',
-          headers: { authorization: `Bearer ${other.token}`, 'content-type': 'application/json' },
-          payload: JSON.stringify(b) ?? 'null',
-        });
-        expect(res.statusCode, `${JSON.stringify(b)} → ${res.body.slice(0, 200)}`).toBeLessThan(500);
-      }),
-      { numRuns: 200 },
-    );
-    await fc.assert(
-      fc.asyncProperty(
-        fc.dictionary(fc.constantFrom('id', 'x'), fc.oneof(fc.string(), fc.constant(second.id))),
-        async (q) => {
-          const res = await client(t.app, other.token).get(
-            `/main/get_user_events_data_report?${new URLSearchParams(q)}`,
-          );
-          expect(res.status).toBeLessThan(500);
-        },
-      ),
-      { numRuns: 200 },
-    );
-  });
-
-  it('a 10,000-finding PDF renders off the event loop', async () => {
-    const { token, userId } = await signUp();
-    const db = t.runtime.ctx.db;
-    const target = await seedTarget(db, userId, 'big.example');
-    const scan = await seedScan(db, userId, target.id, new Date('2026-11-10T02:00:00Z'));
-    const sevs = ['critical', 'high', 'medium', 'low', 'informational'];
-    await sql.query(
-      `with f as (
-         insert into findings_exploit_scanner (user_id, target_id, fingerprint, severity, severity_ordering, main_domain,
-           template_id, name, host, subdomain, matched_at, first_scan_id, last_scan_id, detail)
-         select $1, $2, 'fp' || i, (array['critical','high','medium','low','informational'])[1 + i % 5], 5 - i % 5,
-           'big.example', 'tpl-' || (i % 50), 'Finding number ' || i, 'h' || (i % 400) || '.big.example',
-           'h' || (i % 400) || '.big.example', 'http://h.big.example/', $3, $3,
-           jsonb_build_object('description', 'Description of finding ' || i, 'remediation', 'Fix it.',
-             'references', jsonb_build_array('https://example.org/' || i),
-             'evidence', jsonb_build_object('curl', 'curl -sk http://h' || i || '.big.example/', 'request', '', 'response', 'HTTP/1.1 200 OK'))
-         from generate_series(1, 10000) i returning id, host)
-       insert into finding_sightings (scan_id, finding_id, subclass, user_id, host, change)
-       select $3, id, 'exploit_scanner', $1, host, 'new' from f`,
-      [userId, target.id, scan.id],
-    );
-    expect(sevs).toHaveLength(5);
-    let maxLag = 0;
-    let last = performance.now();
-    const timer = setInterval(() => {
-      const now = performance.now();
-      maxLag = Math.max(maxLag, now - last - 10);
-      last = now;
-    }, 10);
-    const started = performance.now();
-    const res = await fileReport(token, { id: scan.id, format: 'pdf' });
-    const ms = performance.now() - started;
-    clearInterval(timer);
-    expect(res.statusCode).toBe(200);
-    const text = pdfText(res.rawPayload, 'big');
-    expect(text).toContain('Finding number 5');
-    expect(text).toMatch(/The remaining \d+ findings are listed in compact form/);
-    console.log(
-      `10,000-finding PDF: ${Math.round(ms)} ms, ${res.rawPayload.length} bytes, max event-loop lag ${Math.round(maxLag)} ms`,
-    );
-    expect(ms).toBeLessThan(60_000);
-    // Layout and rendering happen in a worker thread: on the main thread they would stall the loop for
-    // about the whole render time; what remains there (queries, model) is a fraction of it.
-    expect(maxLag).toBeLessThan(ms / 2);
-  }, 120_000);
 });

@@ -3,6 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { Secret, TOTP } from 'otpauth';
+import pg from 'pg';
+import { afterAll, beforeAll } from 'vitest';
 import { loadConfig } from '../../src/lib/config/index.ts';
 import { createLogger } from '../../src/lib/logger.ts';
 import { buildApp } from '../../src/server/app.ts';
@@ -54,6 +56,24 @@ export async function createTestApp(
       await rm(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The app of a test file and a SQL client on its database: started before the file's tests, closed
+ * after them. Read the fields inside tests and hooks (they are set once the app has started).
+ */
+export function useTestApp(env: Record<string, string> = {}): { t: TestApp; sql: pg.Client } {
+  const state = {} as { t: TestApp; sql: pg.Client };
+  beforeAll(async () => {
+    state.t = await createTestApp(env);
+    state.sql = new pg.Client({ connectionString: state.t.databaseUrl });
+    await state.sql.connect();
+  });
+  afterAll(async () => {
+    await state.sql?.end();
+    await state.t?.close();
+  });
+  return state;
 }
 
 export interface ApiResponse<T = unknown> {

@@ -1,15 +1,7 @@
 import { SEVERITY_RANK } from '@perimeter/contracts';
 import type { Db } from '../../src/db/client.ts';
-import {
-  findingSightings,
-  findingsExploitDb,
-  findingsExploitScanner,
-  findingsLeakcheck,
-  scanScope,
-  scans,
-  scanTargets,
-  targets,
-} from '../../src/db/schema/index.ts';
+import { findingSightings, scanScope, scans, scanTargets, targets } from '../../src/db/schema/index.ts';
+import { FINDING_TABLES, type Subclass } from '../../src/modules/findings/findings-repo.ts';
 
 /**
  * Rows shaped like the scans module writes them, for report/dashboard/notification tests that
@@ -59,6 +51,46 @@ export async function seedScan(
 
 const SEV_ORD: Record<string, number> = SEVERITY_RANK;
 
+type SeedIds = { userId: string; targetId: string; scanId: string };
+type Change = 'new' | 'seen' | 'regressed';
+
+/** The lifecycle columns every finding table shares, for a finding first seen by `ids.scanId`. */
+function lifecycle(ids: SeedIds, key: string, severity: string, mainDomain: string, change: Change) {
+  return {
+    userId: ids.userId,
+    targetId: ids.targetId,
+    fingerprint: key,
+    severity,
+    severityOrdering: SEV_ORD[severity] ?? 0,
+    mainDomain,
+    status: change === 'seen' ? 'open' : change,
+    firstScanId: ids.scanId,
+    lastScanId: ids.scanId,
+  };
+}
+
+/** The scan's sighting of a seeded finding. */
+async function sight(
+  db: Db,
+  ids: SeedIds,
+  row: { id: string },
+  subclass: Subclass,
+  host: string,
+  change: Change,
+  seenAt?: Date,
+) {
+  await db.insert(findingSightings).values({
+    scanId: ids.scanId,
+    findingId: row.id,
+    subclass,
+    userId: ids.userId,
+    host,
+    change,
+    ...(seenAt ? { seenAt } : {}),
+  });
+  return row;
+}
+
 export interface TemplateSeed {
   key: string;
   name: string;
@@ -70,23 +102,15 @@ export interface TemplateSeed {
 
 export async function seedTemplateFinding(
   db: Db,
-  ids: { userId: string; targetId: string; scanId: string },
+  ids: SeedIds,
   f: TemplateSeed,
-  change: 'new' | 'seen' | 'regressed' = 'new',
+  change: Change = 'new',
   seenAt = new Date(),
 ) {
   const [row] = await db
-    .insert(findingsExploitScanner)
+    .insert(FINDING_TABLES.exploit_scanner)
     .values({
-      userId: ids.userId,
-      targetId: ids.targetId,
-      fingerprint: f.key,
-      severity: f.severity,
-      severityOrdering: SEV_ORD[f.severity] ?? 0,
-      mainDomain: f.host.split('.').slice(-2).join('.'),
-      status: change === 'seen' ? 'open' : change,
-      firstScanId: ids.scanId,
-      lastScanId: ids.scanId,
+      ...lifecycle(ids, f.key, f.severity, f.host.split('.').slice(-2).join('.'), change),
       firstSeen: seenAt,
       lastSeen: seenAt,
       addTs: seenAt,
@@ -109,36 +133,19 @@ export async function seedTemplateFinding(
       },
     })
     .returning();
-  await db.insert(findingSightings).values({
-    scanId: ids.scanId,
-    findingId: row!.id,
-    subclass: 'exploit_scanner',
-    userId: ids.userId,
-    host: f.host,
-    change,
-    seenAt,
-  });
-  return row!;
+  return sight(db, ids, row!, 'exploit_scanner', f.host, change, seenAt);
 }
 
 export async function seedCveFinding(
   db: Db,
-  ids: { userId: string; targetId: string; scanId: string },
+  ids: SeedIds,
   f: { key: string; cve: string; tech: string; version: string; severity: string; host: string },
-  change: 'new' | 'seen' | 'regressed' = 'new',
+  change: Change = 'new',
 ) {
   const [row] = await db
-    .insert(findingsExploitDb)
+    .insert(FINDING_TABLES.exploit_db)
     .values({
-      userId: ids.userId,
-      targetId: ids.targetId,
-      fingerprint: f.key,
-      severity: f.severity,
-      severityOrdering: SEV_ORD[f.severity] ?? 0,
-      mainDomain: f.host.split('.').slice(-2).join('.'),
-      status: change === 'seen' ? 'open' : change,
-      firstScanId: ids.scanId,
-      lastScanId: ids.scanId,
+      ...lifecycle(ids, f.key, f.severity, f.host.split('.').slice(-2).join('.'), change),
       tech: f.tech,
       version: f.version,
       cve: f.cve,
@@ -159,35 +166,20 @@ export async function seedCveFinding(
       },
     })
     .returning();
-  await db.insert(findingSightings).values({
-    scanId: ids.scanId,
-    findingId: row!.id,
-    subclass: 'exploit_db',
-    userId: ids.userId,
-    host: f.host,
-    change,
-  });
-  return row!;
+  return sight(db, ids, row!, 'exploit_db', f.host, change);
 }
 
 export async function seedLeakFinding(
   db: Db,
-  ids: { userId: string; targetId: string; scanId: string },
+  ids: SeedIds,
   f: { key: string; email: string; password: string },
-  change: 'new' | 'seen' | 'regressed' = 'new',
+  change: Change = 'new',
 ) {
+  const domain = f.email.split('@')[1]!;
   const [row] = await db
-    .insert(findingsLeakcheck)
+    .insert(FINDING_TABLES.leakcheck)
     .values({
-      userId: ids.userId,
-      targetId: ids.targetId,
-      fingerprint: f.key,
-      severity: 'high',
-      severityOrdering: 4,
-      mainDomain: f.email.split('@')[1]!,
-      status: change === 'seen' ? 'open' : change,
-      firstScanId: ids.scanId,
-      lastScanId: ids.scanId,
+      ...lifecycle(ids, f.key, 'high', domain, change),
       email: f.email,
       password: f.password,
       leakDate: '2023-05',
@@ -195,15 +187,7 @@ export async function seedLeakFinding(
       detail: {},
     })
     .returning();
-  await db.insert(findingSightings).values({
-    scanId: ids.scanId,
-    findingId: row!.id,
-    subclass: 'leakcheck',
-    userId: ids.userId,
-    host: f.email.split('@')[1]!,
-    change,
-  });
-  return row!;
+  return sight(db, ids, row!, 'leakcheck', domain, change);
 }
 
 export async function seedScope(db: Db, scanId: string, name: string) {

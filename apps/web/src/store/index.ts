@@ -1,6 +1,5 @@
 import { combineReducers, configureStore } from '@reduxjs/toolkit';
 import { useDispatch, useSelector } from 'react-redux';
-import { snackbarSlice } from '../components/feedback/snackbar-slice.ts';
 import { authSlice } from '../features/auth/auth-slice.ts';
 import { menuSlice } from '../layout/menu-slice.ts';
 import { api } from '../lib/api-client.ts';
@@ -9,7 +8,6 @@ export const rootReducer = combineReducers({
   [api.reducerPath]: api.reducer,
   auth: authSlice.reducer,
   menu: menuSlice.reducer,
-  snackbar: snackbarSlice.reducer,
 });
 
 export type TRootState = ReturnType<typeof rootReducer>;

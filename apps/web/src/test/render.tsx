@@ -4,6 +4,7 @@ import type { ReactElement } from 'react';
 import { I18nextProvider } from 'react-i18next';
 import { Provider } from 'react-redux';
 import { MemoryRouter } from 'react-router';
+import { NotificationProvider } from '../components/feedback/snackbar.tsx';
 import { PreferencesProvider } from '../contexts/preferences-context.tsx';
 import { AuthProvider } from '../features/auth/auth-provider.tsx';
 import { initialAuthState, type TAuthState } from '../features/auth/auth-slice.ts';
@@ -55,9 +56,11 @@ export function renderApp(
       <I18nextProvider i18n={i18n}>
         <PreferencesProvider>
           <ThemeCustomization>
-            <AuthProvider skipInit>
-              {withRouter ? <MemoryRouter initialEntries={[route]}>{ui}</MemoryRouter> : ui}
-            </AuthProvider>
+            <NotificationProvider>
+              <AuthProvider skipInit>
+                {withRouter ? <MemoryRouter initialEntries={[route]}>{ui}</MemoryRouter> : ui}
+              </AuthProvider>
+            </NotificationProvider>
           </ThemeCustomization>
         </PreferencesProvider>
       </I18nextProvider>

@@ -5,7 +5,6 @@ import { renderApp } from '../../test/render.tsx';
 import { acceptCookies, CookieBanner, hasCookieConsent } from './cookie-banner.tsx';
 import { MaintenanceBanner } from './maintenance-banner.tsx';
 import { sanitizeMessage } from './server-html.tsx';
-import { initialSnackbarState, openSnackbar, snackbarSlice } from './snackbar-slice.ts';
 
 function clearCookies() {
   for (const c of document.cookie.split(';')) {
@@ -71,27 +70,5 @@ describe('maintenance banner', () => {
       expect(store.getState().api.queries['getMaintenance(undefined)']?.status).toBe('fulfilled'),
     );
     expect(screen.queryByText('hidden')).not.toBeInTheDocument();
-  });
-});
-
-describe('notification state', () => {
-  it('has the defaults of the spec', () => {
-    expect(initialSnackbarState).toMatchObject({
-      open: false,
-      message: 'Note archived',
-      anchorOrigin: { vertical: 'top', horizontal: 'center' },
-      variant: 'alert',
-      alert: { color: 'primary', variant: 'filled' },
-      transition: 'Fade',
-      close: true,
-      maxStack: 10,
-    });
-  });
-
-  it('opens with the given options and toggles the action flag', () => {
-    const opened = snackbarSlice.reducer(initialSnackbarState, openSnackbar({ message: 'Saved' }));
-    expect(opened).toMatchObject({ open: true, message: 'Saved', action: true, alert: { color: 'primary' } });
-    const again = snackbarSlice.reducer(opened, openSnackbar({ message: 'Again', variant: 'default' }));
-    expect(again).toMatchObject({ action: false, variant: 'default' });
   });
 });

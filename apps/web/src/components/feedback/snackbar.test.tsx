@@ -1,39 +1,47 @@
-import { act, screen } from '@testing-library/react';
+import { Button } from '@mui/material';
+import { act, screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { renderApp } from '../../test/render.tsx';
-import { NotificationProvider } from './snackbar.tsx';
-import { openSnackbar } from './snackbar-slice.ts';
+import { NotificationProvider, notify } from './snackbar.tsx';
+
+function renderProvider() {
+  return renderApp(
+    <NotificationProvider>
+      <span />
+    </NotificationProvider>,
+  );
+}
 
 describe('snackbar', () => {
-  it('shows an alert snackbar from the notification state with a close control', async () => {
-    const { store } = renderApp(
-      <NotificationProvider>
-        <span />
-      </NotificationProvider>,
-    );
+  it('shows an alert notification with a close control that closes it', async () => {
+    renderProvider();
     act(() => {
-      store.dispatch(
-        openSnackbar({ message: 'Changes saved', alert: { color: 'success', variant: 'filled' } }),
-      );
+      notify({ message: 'Changes saved', alert: { color: 'success', variant: 'filled' } });
     });
     const alert = await screen.findByText('Changes saved');
     expect(alert.closest('[role="alert"]')).not.toBeNull();
     await userEvent.click(screen.getByRole('button', { name: 'Close' }));
-    await vi.waitFor(() => expect(store.getState().snackbar.open).toBe(false));
+    await waitFor(() => expect(screen.queryByText('Changes saved')).not.toBeInTheDocument());
   });
 
-  it('shows the plain variant with an undo button when asked', async () => {
-    const { store } = renderApp(
-      <NotificationProvider>
-        <span />
-      </NotificationProvider>,
-    );
+  it('shows the plain variant with the given action before the close control', async () => {
+    renderProvider();
     act(() => {
-      store.dispatch(openSnackbar({ message: 'Note archived', variant: 'default', actionButton: true }));
+      notify({ message: 'Note archived', variant: 'default', action: <Button>Undo</Button> });
     });
     expect(await screen.findByText('Note archived')).toBeInTheDocument();
     expect(screen.getByRole('button', { name: 'Undo' })).toBeInTheDocument();
     expect(screen.getByRole('button', { name: 'Close' })).toBeInTheDocument();
+  });
+
+  it('stacks at most 10 notifications (spec §9)', async () => {
+    renderProvider();
+    act(() => {
+      for (let i = 1; i <= 12; i++) notify({ message: `Message ${i}`, close: false });
+    });
+    await screen.findByText('Message 10');
+    expect(screen.getAllByText(/^Message \d+$/)).toHaveLength(10);
+    expect(screen.queryByText('Message 11')).not.toBeInTheDocument();
   });
 });

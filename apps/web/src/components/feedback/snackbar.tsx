@@ -1,89 +1,76 @@
 import CloseOutlined from '@mui/icons-material/CloseOutlined';
-import { Alert, Button, Fade, Grow, IconButton, Slide, type SlideProps } from '@mui/material';
+import { Alert, Fade, IconButton } from '@mui/material';
 import {
   type CustomContentProps,
-  closeSnackbar as closeNotistack,
+  closeSnackbar,
   enqueueSnackbar,
+  type SnackbarAction,
   SnackbarContent,
+  type SnackbarKey,
   SnackbarProvider,
 } from 'notistack';
-import { forwardRef, type ReactNode, useEffect, useRef } from 'react';
+import { forwardRef, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
-import { SNACKBAR_AUTO_HIDE_MS } from '../../config/layout.ts';
-import { useAppDispatch, useAppSelector } from '../../store/index.ts';
-import {
-  closeSnackbar,
-  openSnackbar,
-  type TAlertColor,
-  type TOpenSnackbar,
-  type TTransition,
-} from './snackbar-slice.ts';
+import { SNACKBAR_AUTO_HIDE_MS, SNACKBAR_MAX_STACK } from '../../config/layout.ts';
+
+export type TAlertColor = 'primary' | 'secondary' | 'success' | 'error' | 'warning' | 'info';
+type TAlertVariant = 'filled' | 'outlined' | 'standard';
 
 declare module 'notistack' {
   interface VariantOverrides {
-    alert: { color: TAlertColor; alertVariant: 'filled' | 'outlined' | 'standard'; closable: boolean };
+    alert: { color: TAlertColor; alertVariant: TAlertVariant; closable: boolean };
   }
 }
 
-const SlideLeft = forwardRef<unknown, SlideProps>(function SlideLeft(props, ref) {
-  return <Slide {...props} ref={ref} direction="left" />;
-});
-const SlideUp = forwardRef<unknown, SlideProps>(function SlideUp(props, ref) {
-  return <Slide {...props} ref={ref} direction="up" />;
-});
-const SlideRight = forwardRef<unknown, SlideProps>(function SlideRight(props, ref) {
-  return <Slide {...props} ref={ref} direction="right" />;
-});
-const SlideDown = forwardRef<unknown, SlideProps>(function SlideDown(props, ref) {
-  return <Slide {...props} ref={ref} direction="down" />;
-});
+/** What a notification shows (spec §2 "Shell"): plain or alert (default: filled primary), closable. */
+export type TNotification = {
+  message: ReactNode;
+  variant?: 'default' | 'alert';
+  alert?: { color: TAlertColor; variant: TAlertVariant };
+  /** Extra controls before the close button, e.g. an Undo. */
+  action?: SnackbarAction;
+  close?: boolean;
+};
 
-const TRANSITIONS = {
-  Fade,
-  Grow,
-  SlideLeft,
-  SlideUp,
-  SlideRight,
-  SlideDown,
-} satisfies Record<TTransition, unknown>;
+function CloseButton({ id }: { id: SnackbarKey }) {
+  const { t } = useTranslation();
+  return (
+    <IconButton size="small" color="inherit" aria-label={t('common.close')} onClick={() => closeSnackbar(id)}>
+      <CloseOutlined fontSize="small" />
+    </IconButton>
+  );
+}
+
+const actionOf = (action: SnackbarAction | undefined, id: SnackbarKey) =>
+  typeof action === 'function' ? action(id) : action;
 
 type TAlertProps = CustomContentProps & {
   color: TAlertColor;
-  alertVariant: 'filled' | 'outlined' | 'standard';
+  alertVariant: TAlertVariant;
   closable: boolean;
 };
 
-/** The 'alert' variant: an MUI Alert (filled primary by default) with a close control. */
+/** The 'alert' variant: an MUI Alert with the notification's controls. */
 const AlertSnackbar = forwardRef<HTMLDivElement, TAlertProps>(function AlertSnackbar(
   { id, message, color, alertVariant, closable, action },
   ref,
 ) {
-  const { t } = useTranslation();
-  const severity = color === 'primary' || color === 'secondary' ? 'info' : color;
+  const themed = color === 'primary' || color === 'secondary';
   return (
     <SnackbarContent ref={ref} role="alert">
       <Alert
-        severity={severity}
+        severity={themed ? 'info' : color}
         variant={alertVariant}
         sx={{
           width: '100%',
-          ...((color === 'primary' || color === 'secondary') && alertVariant === 'filled'
+          ...(themed && alertVariant === 'filled'
             ? { bgcolor: `${color}.main`, color: `${color}.contrastText` }
             : {}),
         }}
         action={
           <>
-            {typeof action === 'function' ? action(id) : action}
-            {closable && (
-              <IconButton
-                size="small"
-                color="inherit"
-                aria-label={t('common.close')}
-                onClick={() => closeNotistack(id)}
-              >
-                <CloseOutlined fontSize="small" />
-              </IconButton>
-            )}
+            {actionOf(action, id)}
+            {closable && <CloseButton id={id} />}
           </>
         }
       >
@@ -93,80 +80,49 @@ const AlertSnackbar = forwardRef<HTMLDivElement, TAlertProps>(function AlertSnac
   );
 });
 
-/** Mirrors the notification slice into notistack (6 s auto-hide, stack of maxStack). */
-function SnackbarBridge() {
-  const { t } = useTranslation();
-  const dispatch = useAppDispatch();
-  const s = useAppSelector((state) => state.snackbar);
-  const lastAction = useRef(s.action);
-
-  useEffect(() => {
-    if (!s.open || lastAction.current === s.action) return;
-    lastAction.current = s.action;
-    const undo = s.actionButton ? (
-      <Button size="small" color="inherit" onClick={() => dispatch(closeSnackbar())}>
-        {t('common.undo')}
-      </Button>
-    ) : undefined;
-    const common = {
-      anchorOrigin: s.anchorOrigin,
-      TransitionComponent: TRANSITIONS[s.transition],
-      autoHideDuration: SNACKBAR_AUTO_HIDE_MS,
-      onClose: () => dispatch(closeSnackbar()),
-    };
-    if (s.variant === 'alert') {
-      enqueueSnackbar(s.message, {
-        ...common,
-        variant: 'alert',
-        color: s.alert.color,
-        alertVariant: s.alert.variant,
-        closable: s.close,
-        action: undo,
-      });
-    } else {
-      enqueueSnackbar(s.message, {
-        ...common,
-        variant: 'default',
-        action: (key) => (
-          <>
-            {undo}
-            {s.close && (
-              <IconButton
-                size="small"
-                color="inherit"
-                aria-label={t('common.close')}
-                onClick={() => closeNotistack(key)}
-              >
-                <CloseOutlined fontSize="small" />
-              </IconButton>
-            )}
-          </>
-        ),
-      });
-    }
-  }, [s, dispatch, t]);
-  return null;
-}
-
+/** notistack with the defaults of spec §9: top centre, 6 s, a stack of 10, fading in. */
 export function NotificationProvider({ children }: { children: ReactNode }) {
-  const { maxStack, dense, iconVariant } = useAppSelector((state) => state.snackbar);
   return (
     <SnackbarProvider
-      maxSnack={maxStack}
-      dense={dense}
-      hideIconVariant={iconVariant === 'hide'}
+      maxSnack={SNACKBAR_MAX_STACK}
       autoHideDuration={SNACKBAR_AUTO_HIDE_MS}
       anchorOrigin={{ vertical: 'top', horizontal: 'center' }}
+      TransitionComponent={Fade}
       Components={{ alert: AlertSnackbar }}
     >
-      <SnackbarBridge />
       {children}
     </SnackbarProvider>
   );
 }
 
+/** Shows one notification; returns its key. */
+export function notify({
+  message,
+  variant = 'alert',
+  alert = { color: 'primary', variant: 'filled' },
+  action,
+  close = true,
+}: TNotification): SnackbarKey {
+  if (variant === 'alert')
+    return enqueueSnackbar(message, {
+      variant: 'alert',
+      color: alert.color,
+      alertVariant: alert.variant,
+      closable: close,
+      action,
+    });
+  return enqueueSnackbar(message, {
+    variant: 'default',
+    action: (id) => (
+      <>
+        {actionOf(action, id)}
+        {close && <CloseButton id={id} />}
+      </>
+    ),
+  });
+}
+
 /** The one snackbar hook: `notify({ message, alert: { color: 'success', variant: 'filled' } })`. */
 export function useNotify() {
-  const dispatch = useAppDispatch();
-  return (options: TOpenSnackbar) => dispatch(openSnackbar(options));
+  return notify;
 }

@@ -27,7 +27,7 @@ export function Logo({ showText = true }: { showText?: boolean }) {
       component={Link}
       to="/"
       aria-label="Perimeter"
-      onClick={() => dispatch(menuActions.activeItem([]))}
+      onClick={() => dispatch(menuActions.activeItem(null))}
       sx={{
         display: 'inline-flex',
         alignItems: 'center',

@@ -1,2 +1,5 @@
-// The scans feature's public entry for other features (more moves here from the boundaries baseline).
+// The scans feature's public entry: what other features use of scans.
+export { useGetScansStatsQuery } from './api/get-scans-stats.ts';
+export { useStartScanMutation } from './api/start-scan.ts';
+export { ScanStatusChip } from './components/scan-status-chip.tsx';
 export { SeverityCountChips } from './components/severity-count-chips.tsx';

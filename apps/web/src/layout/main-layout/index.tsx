@@ -6,7 +6,7 @@ import { MaintenanceBanner } from '../../components/feedback/maintenance-banner.
 import { HEADER_HEIGHT } from '../../config/layout.ts';
 import { usePreferences } from '../../contexts/preferences-context.tsx';
 import { useAppDispatch } from '../../store/index.ts';
-import { loadMenu, menuActions } from '../menu-slice.ts';
+import { menuActions } from '../menu-slice.ts';
 import { Sidebar } from './drawer/index.tsx';
 import { Header } from './header/index.tsx';
 import { HorizontalBar } from './horizontal/index.tsx';
@@ -28,10 +28,6 @@ export function MainLayout() {
   const belowXl = useMediaQuery(theme.breakpoints.down('xl'));
   const isSmall = useMediaQuery(theme.breakpoints.down('md'));
   const isHorizontal = menuOrientation === 'horizontal' && !isSmall;
-
-  useEffect(() => {
-    void dispatch(loadMenu());
-  }, [dispatch]);
 
   const isFirst = useRef(true);
   useEffect(() => {

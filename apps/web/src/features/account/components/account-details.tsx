@@ -9,9 +9,7 @@ import type { z } from 'zod';
 import { useNotify } from '../../../components/feedback/snackbar.tsx';
 import { applyServerErrors, FormAlert, FormTextField } from '../../../components/ui/form.tsx';
 import { paths } from '../../../config/paths.ts';
-import { useChangePasswordMutation } from '../../auth/api/password-change.ts';
-import { useUpdateUserMutation } from '../../auth/api/update-user.ts';
-import { useAuth } from '../../auth/auth-provider.tsx';
+import { useAuth, useChangePasswordMutation, useUpdateUserMutation } from '../../auth/index.ts';
 
 const ZProfile = ZUpdateUserBody.pick({ first_name: true, last_name: true, company: true }).required();
 type TProfile = z.input<typeof ZProfile>;

@@ -11,8 +11,7 @@ import type { TNotificationPrefs } from '@perimeter/contracts';
 import { useTranslation } from 'react-i18next';
 import { useNotify } from '../../../components/feedback/snackbar.tsx';
 import { apiErrorMessage } from '../../../lib/errors.ts';
-import { useUpdateUserMutation } from '../../auth/api/update-user.ts';
-import { useAuth } from '../../auth/auth-provider.tsx';
+import { useAuth, useUpdateUserMutation } from '../../auth/index.ts';
 
 const PREFS: (keyof TNotificationPrefs)[] = ['scan_finished', 'new_critical_high'];
 

@@ -9,8 +9,7 @@ import type { z } from 'zod';
 import { applyServerErrors, FormAlert, FormTextField } from '../../../components/ui/form.tsx';
 import { PageTitle } from '../../../components/ui/page-title.tsx';
 import { paths } from '../../../config/paths.ts';
-import { useDeactivateTwoFactorMutation } from '../../auth/api/two-factor-deactivate.ts';
-import { useAuth } from '../../auth/auth-provider.tsx';
+import { useAuth, useDeactivateTwoFactorMutation } from '../../auth/index.ts';
 
 /** Turns two-factor off with a current code or a recovery code; the gate then asks for a new setup. */
 export function TwoFactorResetPage() {

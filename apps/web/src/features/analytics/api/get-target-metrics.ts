@@ -1,9 +1,9 @@
 import type { TTargetMetrics } from '@perimeter/contracts';
-import { analyticsApi } from './analytics-api.ts';
+import { api } from '../../../lib/api-client.ts';
 
 export type TTargetMetricsArgs = { days: number; user_target_id?: string };
 
-export const getTargetMetricsApi = analyticsApi.injectEndpoints({
+export const getTargetMetricsApi = api.injectEndpoints({
   endpoints: (b) => ({
     getTargetMetrics: b.query<TTargetMetrics, TTargetMetricsArgs>({
       query: (params) => ({ url: '/main/get_target_metrics', params }),

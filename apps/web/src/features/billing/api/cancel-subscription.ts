@@ -1,7 +1,7 @@
 import type { TBillingState } from '@perimeter/contracts';
-import { billingApi } from './billing-api.ts';
+import { api } from '../../../lib/api-client.ts';
 
-export const cancelSubscriptionApi = billingApi.injectEndpoints({
+export const cancelSubscriptionApi = api.injectEndpoints({
   endpoints: (b) => ({
     cancelSubscription: b.mutation<TBillingState, void>({
       query: () => ({ url: '/users/billing/cancel_subscription', method: 'POST' }),

@@ -1,7 +1,7 @@
 import type { TAvailableTariffs } from '@perimeter/contracts';
-import { billingApi } from './billing-api.ts';
+import { api } from '../../../lib/api-client.ts';
 
-export const getAvailableTariffsApi = billingApi.injectEndpoints({
+export const getAvailableTariffsApi = api.injectEndpoints({
   endpoints: (b) => ({
     getAvailableTariffs: b.query<TAvailableTariffs, void>({
       query: () => '/users/get_available_tariffs',

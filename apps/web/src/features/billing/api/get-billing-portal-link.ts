@@ -1,7 +1,7 @@
 import type { TPortalLink } from '@perimeter/contracts';
-import { billingApi } from './billing-api.ts';
+import { api } from '../../../lib/api-client.ts';
 
-export const getBillingPortalLinkApi = billingApi.injectEndpoints({
+export const getBillingPortalLinkApi = api.injectEndpoints({
   endpoints: (b) => ({
     getBillingPortalLink: b.mutation<TPortalLink, void>({
       query: () => ({ url: '/users/get_billing_portal_link', method: 'GET' }),

@@ -1,7 +1,7 @@
 import type { TBillingState } from '@perimeter/contracts';
-import { billingApi } from './billing-api.ts';
+import { api } from '../../../lib/api-client.ts';
 
-export const getBillingStateApi = billingApi.injectEndpoints({
+export const getBillingStateApi = api.injectEndpoints({
   endpoints: (b) => ({
     getBillingState: b.query<TBillingState, void>({
       query: () => '/users/billing/state',

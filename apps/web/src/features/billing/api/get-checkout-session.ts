@@ -1,7 +1,7 @@
 import type { TCheckoutSession } from '@perimeter/contracts';
-import { billingApi } from './billing-api.ts';
+import { api } from '../../../lib/api-client.ts';
 
-export const getCheckoutSessionApi = billingApi.injectEndpoints({
+export const getCheckoutSessionApi = api.injectEndpoints({
   endpoints: (b) => ({
     getCheckoutSession: b.query<TCheckoutSession, string>({
       query: (sessionId) => ({ url: '/users/billing/checkout_session', params: { session_id: sessionId } }),

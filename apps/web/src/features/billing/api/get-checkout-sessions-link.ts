@@ -1,7 +1,7 @@
 import type { TCheckoutLink, TCheckoutLinkQuery } from '@perimeter/contracts';
-import { billingApi } from './billing-api.ts';
+import { api } from '../../../lib/api-client.ts';
 
-export const getCheckoutSessionsLinkApi = billingApi.injectEndpoints({
+export const getCheckoutSessionsLinkApi = api.injectEndpoints({
   endpoints: (b) => ({
     // A GET with side effects (it opens a checkout session): a mutation so it never caches.
     getCheckoutSessionsLink: b.mutation<TCheckoutLink, TCheckoutLinkQuery>({

@@ -1,7 +1,7 @@
 import type { TTariffsInfo, TTariffType } from '@perimeter/contracts';
-import { billingApi } from './billing-api.ts';
+import { api } from '../../../lib/api-client.ts';
 
-export const getTariffsInfoApi = billingApi.injectEndpoints({
+export const getTariffsInfoApi = api.injectEndpoints({
   endpoints: (b) => ({
     getTariffsInfo: b.query<TTariffsInfo, TTariffType[] | undefined>({
       query: (types) => ({

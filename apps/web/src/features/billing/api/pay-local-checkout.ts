@@ -1,7 +1,7 @@
 import type { TCheckoutSession, TLocalPayBody } from '@perimeter/contracts';
-import { billingApi } from './billing-api.ts';
+import { api } from '../../../lib/api-client.ts';
 
-export const payLocalCheckoutApi = billingApi.injectEndpoints({
+export const payLocalCheckoutApi = api.injectEndpoints({
   endpoints: (b) => ({
     payLocalCheckout: b.mutation<TCheckoutSession, TLocalPayBody>({
       query: (body) => ({ url: '/users/billing/local_pay', method: 'POST', body }),

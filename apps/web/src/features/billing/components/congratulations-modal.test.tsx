@@ -1,4 +1,4 @@
-import { screen } from '@testing-library/react';
+import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
 import { makeUser, renderApp, signedIn } from '../../../test/render.tsx';
@@ -43,5 +43,18 @@ describe('congratulations modal', () => {
     renderApp(<Harness />, { auth: signedIn(withPlan('starter', 'Starter')) });
     expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
     expect(readTariffMarker()).toBe('business');
+  });
+
+  it('the recommendation after a purchase links to the targets and the schedules', () => {
+    renderApp(<CongratulationsModal plan="business" onClose={() => {}} />, { auth: signedIn(makeUser()) });
+    const dialog = screen.getByRole('dialog');
+    expect(within(dialog).getByRole('link', { name: 'Schedule a weekly scan' })).toHaveAttribute(
+      'href',
+      '/schedule-scan',
+    );
+    expect(within(dialog).getByRole('link', { name: 'Add and verify targets' })).toHaveAttribute(
+      'href',
+      '/targets',
+    );
   });
 });

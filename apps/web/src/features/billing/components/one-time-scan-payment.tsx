@@ -4,7 +4,7 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { readApiError } from '../../../lib/api-client.ts';
 import { apiErrorMessage } from '../../../lib/errors.ts';
-import { useAuth } from '../../auth/auth-provider.tsx';
+import { useAuth } from '../../auth/index.ts';
 import { useGetCheckoutSessionsLinkMutation } from '../api/get-checkout-sessions-link.ts';
 import { usePayLocalCheckoutMutation } from '../api/pay-local-checkout.ts';
 import { setTariffMarker } from '../hooks/tariff-marker.ts';

@@ -4,7 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { Link as RouterLink, useSearchParams } from 'react-router';
 import { PageTitle } from '../../../components/ui/page-title.tsx';
 import { paths } from '../../../config/paths.ts';
-import { useAuth } from '../../auth/auth-provider.tsx';
+import { useAuth } from '../../auth/index.ts';
 import { useGetCheckoutSessionQuery } from '../api/get-checkout-session.ts';
 import { useCongratulations } from '../hooks/use-congratulations.ts';
 import { CongratulationsModal } from './congratulations-modal.tsx';

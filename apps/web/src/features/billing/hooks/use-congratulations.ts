@@ -1,5 +1,5 @@
 import { useCallback, useState } from 'react';
-import { useAuth } from '../../auth/auth-provider.tsx';
+import { useAuth } from '../../auth/index.ts';
 import { clearTariffMarker, congratulationsPlan, readTariffMarker } from './tariff-marker.ts';
 
 /** The plan to congratulate on (or null) and the "Got it" action that clears the marker. */

@@ -1,7 +1,7 @@
 import type { TDashboardInfo } from '@perimeter/contracts';
-import { scansApi } from '../../scans/api/scans-api.ts';
+import { api } from '../../../lib/api-client.ts';
 
-export const getDashboardInfoApi = scansApi.injectEndpoints({
+export const getDashboardInfoApi = api.injectEndpoints({
   endpoints: (b) => ({
     getDashboardInfo: b.query<TDashboardInfo, void>({
       query: () => '/main/get_dashboard_info',

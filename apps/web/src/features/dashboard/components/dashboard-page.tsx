@@ -26,10 +26,8 @@ import { Link } from 'react-router';
 import { QueryState } from '../../../components/feedback/query-state.tsx';
 import { PageTitle } from '../../../components/ui/page-title.tsx';
 import { paths } from '../../../config/paths.ts';
-import { useAuth } from '../../auth/auth-provider.tsx';
-import { useDateFormat } from '../../auth/use-date-format.ts';
-import { ScanStatusChip } from '../../scans/components/scan-status-chip.tsx';
-import { SeverityCountChips } from '../../scans/index.ts';
+import { useAuth, useDateFormat } from '../../auth/index.ts';
+import { ScanStatusChip, SeverityCountChips } from '../../scans/index.ts';
 import { useGetDashboardInfoQuery } from '../api/get-dashboard-info.ts';
 import { useRecentScans } from '../hooks/use-recent-scans.ts';
 

@@ -1,6 +1,6 @@
 import type { TDashboardInfo, TScan } from '@perimeter/contracts';
 import { useEffect, useMemo, useState } from 'react';
-import { useGetScansStatsQuery } from '../../scans/api/get-scans-stats.ts';
+import { useGetScansStatsQuery } from '../../scans/index.ts';
 
 const RECENT = 5;
 const POLL_MS = 5000;

@@ -1,5 +1,5 @@
 import type { TAllEventsBody, TEventsPage } from '@perimeter/contracts';
-import { eventsApi } from './events-api.ts';
+import { api } from '../../../lib/api-client.ts';
 
 export type TEventsArgs = {
   /** With a scan id: that scan's findings (get_one_…); without: all the user's findings. */
@@ -9,7 +9,7 @@ export type TEventsArgs = {
   body: TAllEventsBody;
 };
 
-export const getEventsApi = eventsApi.injectEndpoints({
+export const getEventsApi = api.injectEndpoints({
   endpoints: (b) => ({
     getEvents: b.query<TEventsPage, TEventsArgs>({
       query: ({ scanId, limit, offset, body }) =>

@@ -1,9 +1,9 @@
 import type { TEvent, TScanSubclass } from '@perimeter/contracts';
-import { eventsApi } from './events-api.ts';
+import { api } from '../../../lib/api-client.ts';
 
 export type TUnresolveEventArgs = { scan_subclass: TScanSubclass; event_id: string };
 
-export const unresolveEventApi = eventsApi.injectEndpoints({
+export const unresolveEventApi = api.injectEndpoints({
   endpoints: (b) => ({
     unresolveEvent: b.mutation<TEvent, TUnresolveEventArgs>({
       query: (body) => ({ url: '/main/unresolve_abstract_scan_event', method: 'POST', body }),

@@ -18,7 +18,7 @@ import { useTranslation } from 'react-i18next';
 import { Link as RouterLink } from 'react-router';
 import { CodeBlock } from '../../../components/ui/code-block.tsx';
 import { paths } from '../../../config/paths.ts';
-import { CveIntelDetails } from '../../intel/components/cve-intel-details.tsx';
+import { CveIntelDetails } from '../../intel/index.ts';
 import { OobInteractions } from '../../oob/index.ts';
 import {
   CLASSIFICATION_KEYS,

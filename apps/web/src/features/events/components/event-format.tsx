@@ -1,7 +1,7 @@
 import { Chip, type ChipProps } from '@mui/material';
 import type { TEvent, TSeverity } from '@perimeter/contracts';
 import { useTranslation } from 'react-i18next';
-import { useDateFormat } from '../../auth/use-date-format.ts';
+import { useDateFormat } from '../../auth/index.ts';
 
 /** Chip colours per severity group (theme palette, so both themes read), most severe first. */
 const SEVERITY_COLOR: Record<TSeverity, ChipProps['color']> = {

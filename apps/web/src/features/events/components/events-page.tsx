@@ -18,7 +18,7 @@ import { Link } from 'react-router';
 import { QueryState } from '../../../components/feedback/query-state.tsx';
 import { PageTitle } from '../../../components/ui/page-title.tsx';
 import { paths } from '../../../config/paths.ts';
-import { IntelDatabaseNotice } from '../../intel/components/intel-notices.tsx';
+import { IntelDatabaseNotice } from '../../intel/index.ts';
 import { useGetEventsQuery } from '../api/get-events.ts';
 import {
   EVENTS_TABS,

@@ -3,6 +3,7 @@ import { screen, within } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
 import { makeUser, renderApp, signedIn } from '../../../test/render.tsx';
 import type { TEventsState } from '../hooks/use-events-params.ts';
+import { cve } from '../testing/events-fixtures.tsx';
 import { EventsTable } from './events-table.tsx';
 
 const state: TEventsState = {
@@ -22,55 +23,17 @@ const state: TEventsState = {
   kev: false,
 };
 
+/** The same nginx CVE matched on `host`. */
 function nginxOn(n: number, host: string, port: number | null): TEvent {
-  return {
+  return cve(n, {
     id: `e${n}`,
-    user_target_id: 't1',
-    fingerprint: `f${n}`,
-    severity: 'medium',
-    severity_ordering: 3,
-    main_domain: 'acme.test',
-    status: 'open',
-    resolved: false,
-    resolved_reason: null,
-    add_ts: '2026-11-01T00:00:00Z',
-    first_seen: '2026-11-01T00:00:00Z',
-    last_seen: '2026-11-01T00:00:00Z',
-    fixed_at: null,
-    kev: false,
-    kev_date_added: null,
-    kev_due_date: null,
-    kev_ransomware: false,
-    epss_score: null,
-    epss_percentile: null,
-    match_confidence: null,
-    backport_note: null,
-    package_revision: null,
-    scan_subclass: 'exploit_db',
     tech: 'nginx',
     version: '1.14.0',
     cve: 'CVE-2019-9511',
     host,
     subdomain: host,
     port,
-    cvss_score: 7.5,
-    cvss_vector: null,
-    description: null,
-    info_created_ts: '2019-08-13T00:00:00Z',
-    info_updated_ts: null,
-    last_update_ts: '2026-11-01T00:00:00Z',
-    last_check_ts: '2026-11-01T00:00:00Z',
-    version_start: null,
-    version_end: null,
-    version_start_excluding: false,
-    version_end_excluding: false,
-    latest_version: null,
-    homepage: null,
-    downloads_per_month: null,
-    source_repository: null,
-    cwe: [],
-    references: [],
-  };
+  });
 }
 
 describe('CVE tab table', () => {

@@ -2,7 +2,7 @@ import { Link, Table, TableBody, TableCell, TableHead, TableRow, TableSortLabel 
 import type { TEvent, TScanSubclass } from '@perimeter/contracts';
 import { Fragment, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
-import { formatEpss, KevChip } from '../../intel/components/intel-notices.tsx';
+import { formatEpss, KevChip } from '../../intel/index.ts';
 import type { TEventsState, TSortColumn } from '../hooks/use-events-params.ts';
 import { maskPassword, SeverityChip, StatusChip, useFormat } from './event-format.tsx';
 

@@ -1,10 +1,9 @@
 import { Button, FormControl, InputLabel, MenuItem, Select, Stack, Typography } from '@mui/material';
 import { RESOLVE_REASONS, type TEvent } from '@perimeter/contracts';
-import { closeSnackbar, enqueueSnackbar } from 'notistack';
+import { closeSnackbar } from 'notistack';
 import { useId, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNotify } from '../../../components/feedback/snackbar.tsx';
-import { SNACKBAR_AUTO_HIDE_MS } from '../../../config/layout.ts';
 import { apiErrorMessage } from '../../../lib/errors.ts';
 import { useAppDispatch } from '../../../store/index.ts';
 import { resolveEventApi } from '../api/resolve-event.ts';
@@ -33,12 +32,9 @@ export function ResolveControls({ event, onDone }: { event: TEvent; onDone: () =
     notify({ message: apiErrorMessage(e, t), alert: { color: 'error', variant: 'filled' } });
 
   const offerUndo = (message: string, undo: () => Promise<TEvent>) =>
-    enqueueSnackbar(message, {
-      variant: 'alert',
-      color: 'success',
-      alertVariant: 'filled',
-      closable: true,
-      autoHideDuration: SNACKBAR_AUTO_HIDE_MS,
+    notify({
+      message,
+      alert: { color: 'success', variant: 'filled' },
       action: (key) => (
         <Button
           size="small"

@@ -3,9 +3,8 @@ import { configure, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { Route, Routes } from 'react-router';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { NotificationProvider } from '../../../components/feedback/snackbar.tsx';
 import { makeUser, renderApp, signedIn } from '../../../test/render.tsx';
-import { EventsPage } from '../../events/components/events-page.tsx';
+import { EventsPage } from '../../events/index.ts';
 import { ReportNotices } from './intel-notices.tsx';
 
 configure({ asyncUtilTimeout: 5000 });
@@ -91,11 +90,9 @@ function stubApi(state: TIntelDatabase['state']) {
 
 function renderCveTab() {
   return renderApp(
-    <NotificationProvider>
-      <Routes>
-        <Route path="/events/cve/:scanId?" element={<EventsPage />} />
-      </Routes>
-    </NotificationProvider>,
+    <Routes>
+      <Route path="/events/cve/:scanId?" element={<EventsPage />} />
+    </Routes>,
     { auth: signedIn(makeUser()), route: '/events/cve' },
   );
 }

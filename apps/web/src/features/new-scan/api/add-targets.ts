@@ -1,7 +1,7 @@
 import type { TAddTargetsBody, TTarget } from '@perimeter/contracts';
-import { newScanApi } from './new-scan-api.ts';
+import { api } from '../../../lib/api-client.ts';
 
-export const addTargetsApi = newScanApi.injectEndpoints({
+export const addTargetsApi = api.injectEndpoints({
   endpoints: (b) => ({
     addTargets: b.mutation<{ added: TTarget[] }, TAddTargetsBody>({
       query: (body) => ({ url: '/main/user_target/add_targets', method: 'POST', body }),

@@ -1,7 +1,7 @@
 import type { TTargetRef, TVerificationResult } from '@perimeter/contracts';
-import { newScanApi } from './new-scan-api.ts';
+import { api } from '../../../lib/api-client.ts';
 
-export const checkVerificationApi = newScanApi.injectEndpoints({
+export const checkVerificationApi = api.injectEndpoints({
   endpoints: (b) => ({
     checkVerification: b.mutation<TVerificationResult, TTargetRef>({
       query: (body) => ({ url: '/main/user_target/check_verification', method: 'POST', body }),

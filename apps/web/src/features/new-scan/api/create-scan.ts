@@ -1,8 +1,8 @@
 import type { TCreateScanBody, TScan } from '@perimeter/contracts';
-import { newScanApi } from './new-scan-api.ts';
+import { api } from '../../../lib/api-client.ts';
 
 /** POST /main/create_abstract_scan: the scan is stored with status `created`. */
-export const createScanApi = newScanApi.injectEndpoints({
+export const createScanApi = api.injectEndpoints({
   endpoints: (b) => ({
     createScan: b.mutation<TScan, TCreateScanBody>({
       query: (body) => ({ url: '/main/create_abstract_scan', method: 'POST', body }),

@@ -1,5 +1,5 @@
 import type { TPlanKey } from '@perimeter/contracts';
-import { useGetBillingStateQuery } from '../../billing/api/get-billing-state.ts';
+import { useGetBillingStateQuery } from '../../billing/index.ts';
 import { needsOneTimePayment } from '../new-scan-fns.ts';
 
 /**

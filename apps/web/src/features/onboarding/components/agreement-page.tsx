@@ -7,8 +7,7 @@ import { FormAlert } from '../../../components/ui/form.tsx';
 import { STORAGE_KEYS } from '../../../config/layout.ts';
 import { paths } from '../../../config/paths.ts';
 import { apiErrorMessage } from '../../../lib/errors.ts';
-import { useConfirmAgreementMutation } from '../../auth/api/agreement-confirm.ts';
-import { useAuth } from '../../auth/auth-provider.tsx';
+import { useAuth, useConfirmAgreementMutation } from '../../auth/index.ts';
 
 export const TERMS_SECTIONS = ['s1', 's2', 's3', 's4', 's5', 's6', 's7', 's8', 's9'] as const;
 

@@ -5,8 +5,7 @@ import { useNavigate } from 'react-router';
 import { AuthCard } from '../../../components/ui/auth-card.tsx';
 import { FormAlert } from '../../../components/ui/form.tsx';
 import { paths } from '../../../config/paths.ts';
-import { useAuth } from '../../auth/auth-provider.tsx';
-import { ResendEmailButton } from '../../auth/components/resend-email-button.tsx';
+import { ResendEmailButton, useAuth } from '../../auth/index.ts';
 
 export function ConfirmEmailPage() {
   const { t } = useTranslation();

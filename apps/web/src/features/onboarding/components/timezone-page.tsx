@@ -7,8 +7,7 @@ import { AuthCard } from '../../../components/ui/auth-card.tsx';
 import { FormAlert } from '../../../components/ui/form.tsx';
 import { paths } from '../../../config/paths.ts';
 import { apiErrorMessage } from '../../../lib/errors.ts';
-import { useUpdateUserMutation } from '../../auth/api/update-user.ts';
-import { useAuth } from '../../auth/auth-provider.tsx';
+import { useAuth, useUpdateUserMutation } from '../../auth/index.ts';
 
 export function timeZones(): string[] {
   const zones = typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : [];

@@ -24,9 +24,7 @@ import { AuthCard } from '../../../components/ui/auth-card.tsx';
 import { applyServerErrors, FormAlert, FormTextField } from '../../../components/ui/form.tsx';
 import { paths } from '../../../config/paths.ts';
 import { apiErrorMessage } from '../../../lib/errors.ts';
-import { useActivateTwoFactorMutation } from '../../auth/api/two-factor-activate.ts';
-import { useConfirmTwoFactorMutation } from '../../auth/api/two-factor-confirm.ts';
-import { useAuth } from '../../auth/auth-provider.tsx';
+import { useActivateTwoFactorMutation, useAuth, useConfirmTwoFactorMutation } from '../../auth/index.ts';
 
 export function groupSecret(secret: string): string {
   return secret.replace(/(.{4})/g, '$1 ').trim();

@@ -1,7 +1,7 @@
 import type { TScan } from '@perimeter/contracts';
-import { scansApi } from './scans-api.ts';
+import { api } from '../../../lib/api-client.ts';
 
-export const cancelScanApi = scansApi.injectEndpoints({
+export const cancelScanApi = api.injectEndpoints({
   endpoints: (b) => ({
     cancelScan: b.mutation<TScan, string>({
       query: (id) => ({ url: '/main/cancel_running_abstract_scan', method: 'POST', body: { id } }),

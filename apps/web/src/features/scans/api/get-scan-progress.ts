@@ -1,7 +1,7 @@
 import type { TScanProgress } from '@perimeter/contracts';
-import { scansApi } from './scans-api.ts';
+import { api } from '../../../lib/api-client.ts';
 
-export const getScanProgressApi = scansApi.injectEndpoints({
+export const getScanProgressApi = api.injectEndpoints({
   endpoints: (b) => ({
     getScanProgress: b.query<TScanProgress, string>({
       query: (id) => ({ url: '/main/get_user_abstract_scan_progress', params: { id } }),

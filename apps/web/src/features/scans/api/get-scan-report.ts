@@ -1,8 +1,8 @@
 import type { TReport } from '@perimeter/contracts';
-import { scansApi } from './scans-api.ts';
+import { api } from '../../../lib/api-client.ts';
 
 /** The report of one scan as data (summary, what changed, restricted-plan state). */
-export const getScanReportApi = scansApi.injectEndpoints({
+export const getScanReportApi = api.injectEndpoints({
   endpoints: (b) => ({
     getScanReport: b.query<TReport, string>({
       query: (id) => ({ url: '/main/get_user_events_data_report', params: { id } }),

@@ -1,11 +1,11 @@
 import type { TScopeBody, TScopeResponse } from '@perimeter/contracts';
-import { scansApi } from './scans-api.ts';
+import { api } from '../../../lib/api-client.ts';
 
 export const SCOPE_PAGE_SIZE = 20;
 
 export type TScopeArgs = { limit: number; offset: number; body: TScopeBody };
 
-export const getScanScopeApi = scansApi.injectEndpoints({
+export const getScanScopeApi = api.injectEndpoints({
   endpoints: (b) => ({
     getScanScope: b.query<TScopeResponse, TScopeArgs>({
       query: ({ limit, offset, body }) => ({

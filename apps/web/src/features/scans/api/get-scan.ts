@@ -1,7 +1,7 @@
 import type { TScan } from '@perimeter/contracts';
-import { scansApi } from './scans-api.ts';
+import { api } from '../../../lib/api-client.ts';
 
-export const getScanApi = scansApi.injectEndpoints({
+export const getScanApi = api.injectEndpoints({
   endpoints: (b) => ({
     getScan: b.query<TScan, string>({
       query: (id) => ({ url: '/main/get_abstract_scan', params: { id } }),

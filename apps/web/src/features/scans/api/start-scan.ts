@@ -1,7 +1,7 @@
 import type { TScan } from '@perimeter/contracts';
-import { scansApi } from './scans-api.ts';
+import { api } from '../../../lib/api-client.ts';
 
-export const startScanApi = scansApi.injectEndpoints({
+export const startScanApi = api.injectEndpoints({
   endpoints: (b) => ({
     startScan: b.mutation<TScan, string>({
       query: (id) => ({ url: '/main/start_created_abstract_scan', method: 'POST', body: { id } }),

@@ -239,14 +239,12 @@ describe('reports page (past scans)', () => {
       );
     });
     const user = userEvent.setup();
-    const { store } = renderPage();
+    renderPage();
     await user.click(await screen.findByRole('button', { name: 'Start' }));
-    await waitFor(() =>
-      expect(store.getState().snackbar.message).toBe(
-        'You are not allowed to do this. example.com is not verified: publish the TXT record first.',
-      ),
+    const message = await screen.findByText(
+      'You are not allowed to do this. example.com is not verified: publish the TXT record first.',
     );
-    expect(store.getState().snackbar.alert.color).toBe('error');
+    expect(message.closest('.MuiAlert-root')).toHaveClass('MuiAlert-colorError');
   });
 
   it('shows the empty state and the error state', async () => {

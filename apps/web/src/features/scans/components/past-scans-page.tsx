@@ -28,7 +28,7 @@ import { Link } from 'react-router';
 import { QueryState } from '../../../components/feedback/query-state.tsx';
 import { PageTitle } from '../../../components/ui/page-title.tsx';
 import { paths } from '../../../config/paths.ts';
-import { useDateFormat } from '../../auth/use-date-format.ts';
+import { useDateFormat } from '../../auth/index.ts';
 import { useGetTargetsQuery } from '../../targets/index.ts';
 import { useGetScansStatsQuery } from '../api/get-scans-stats.ts';
 import { useReportDownload } from '../hooks/use-report-download.ts';
@@ -45,6 +45,15 @@ import { SeverityCountChips } from './severity-count-chips.tsx';
 
 const LIST_POLL_MS = 5000;
 const TARGET_TYPES: readonly TTargetType[] = ['domain', 'peer', 'network'];
+
+/** The sortable columns in order: the sort field and the key of its heading. */
+const SORT_COLUMNS = [
+  ['scan_type', 'type'],
+  ['status', 'status'],
+  ['created_at', 'created'],
+  ['started_at', 'started'],
+  ['finished_at', 'finished'],
+] as const satisfies readonly (readonly [TSortKey, string])[];
 
 function SortHeader({
   field,
@@ -250,36 +259,15 @@ export function PastScansPage() {
                   <TableHead>
                     <TableRow>
                       <TableCell>{t('scans.columns.targets')}</TableCell>
-                      <SortHeader
-                        field="scan_type"
-                        label={t('scans.columns.type')}
-                        state={state}
-                        onSort={onSort}
-                      />
-                      <SortHeader
-                        field="status"
-                        label={t('scans.columns.status')}
-                        state={state}
-                        onSort={onSort}
-                      />
-                      <SortHeader
-                        field="created_at"
-                        label={t('scans.columns.created')}
-                        state={state}
-                        onSort={onSort}
-                      />
-                      <SortHeader
-                        field="started_at"
-                        label={t('scans.columns.started')}
-                        state={state}
-                        onSort={onSort}
-                      />
-                      <SortHeader
-                        field="finished_at"
-                        label={t('scans.columns.finished')}
-                        state={state}
-                        onSort={onSort}
-                      />
+                      {SORT_COLUMNS.map(([field, label]) => (
+                        <SortHeader
+                          key={field}
+                          field={field}
+                          label={t(`scans.columns.${label}`)}
+                          state={state}
+                          onSort={onSort}
+                        />
+                      ))}
                       <TableCell>{t('scans.columns.findings')}</TableCell>
                       <TableCell align="right">{t('scans.columns.actions')}</TableCell>
                     </TableRow>

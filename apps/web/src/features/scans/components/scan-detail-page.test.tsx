@@ -1,7 +1,8 @@
 import type { TScan } from '@perimeter/contracts';
-import { configure, screen, waitFor, within } from '@testing-library/react';
+import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { setUpPageTests } from '../../../test/page-setup.ts';
 import { captureDownloads } from '../testing/capture-downloads.ts';
 import {
   doneRoutes,
@@ -17,14 +18,7 @@ import {
 } from '../testing/scan-detail-fixtures.tsx';
 import { SCOPE_FILTER_DEBOUNCE_MS } from './scan-scope-table.tsx';
 
-// The first render of a file pays for loading MUI; on 2 shared cores that can exceed 1 s.
-beforeAll(() => configure({ asyncUtilTimeout: 5000 }));
-
-afterEach(() => {
-  vi.useRealTimers();
-  vi.unstubAllGlobals();
-  vi.restoreAllMocks();
-});
+setUpPageTests();
 
 describe('scan detail page', { timeout: 30_000 }, () => {
   it('shows the scan info: date and time, link, start time, duration, type, targets and status', async () => {
@@ -242,11 +236,11 @@ describe('scan detail page', { timeout: 30_000 }, () => {
     );
     const saved = captureDownloads();
     const user = userEvent.setup();
-    const { store } = renderPage();
+    renderPage();
     await user.click(await screen.findByRole('button', { name: 'PDF' }));
-    await waitFor(() =>
-      expect(store.getState().snackbar.message).toBe('The report could not be downloaded. Rendering failed.'),
-    );
+    expect(
+      await screen.findByText('The report could not be downloaded. Rendering failed.'),
+    ).toBeInTheDocument();
     expect(saved).toEqual([]);
   });
 

@@ -18,14 +18,14 @@ import { Link, useParams } from 'react-router';
 import { QueryState } from '../../../components/feedback/query-state.tsx';
 import { PageTitle } from '../../../components/ui/page-title.tsx';
 import { paths } from '../../../config/paths.ts';
+import { api } from '../../../lib/api-client.ts';
 import { apiErrorMessage } from '../../../lib/errors.ts';
 import { useAppDispatch } from '../../../store/index.ts';
 import { LateInteractionsCard } from '../../oob/index.ts';
-import { schedulePath } from '../../targets/hooks/use-target-actions.ts';
+import { schedulePath } from '../../schedules/index.ts';
 import { useGetScanQuery } from '../api/get-scan.ts';
 import { useGetScanProgressQuery } from '../api/get-scan-progress.ts';
 import { useGetScanReportQuery } from '../api/get-scan-report.ts';
-import { scansApi } from '../api/scans-api.ts';
 import { isMoving, ScanActions } from './scan-actions.tsx';
 import { RestrictedNotice, ScanFindingsSummary } from './scan-findings-summary.tsx';
 import { ScanInfoPanel } from './scan-info-panel.tsx';
@@ -117,7 +117,7 @@ function useFollowCounts(scan: TScan, progress: TScanProgress | undefined) {
     seen.current = key;
     if (moving && !isFirst)
       dispatch(
-        scansApi.util.invalidateTags([
+        api.util.invalidateTags([
           { type: 'ScanReport', id: scan.id },
           { type: 'ScanScope', id: scan.id },
         ]),

@@ -1,7 +1,8 @@
 import type { TScan, TScanProgress } from '@perimeter/contracts';
-import { act, configure, screen, waitFor, within } from '@testing-library/react';
-import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { act, screen, waitFor, within } from '@testing-library/react';
+import { describe, expect, it, vi } from 'vitest';
 import { changeLanguage } from '../../../lib/i18n.ts';
+import { setUpPageTests } from '../../../test/page-setup.ts';
 import {
   doneRoutes,
   progress,
@@ -14,14 +15,7 @@ import {
 } from '../testing/scan-detail-fixtures.tsx';
 import { PROGRESS_POLL_MS } from './scan-progress.tsx';
 
-// The first render of a file pays for loading MUI; on 2 shared cores that can exceed 1 s.
-beforeAll(() => configure({ asyncUtilTimeout: 5000 }));
-
-afterEach(() => {
-  vi.useRealTimers();
-  vi.unstubAllGlobals();
-  vi.restoreAllMocks();
-});
+setUpPageTests();
 
 describe('scan detail page: progress, partial scans, messages', { timeout: 30_000 }, () => {
   it('says a partial scan is partial: the status, what each cut stage skipped and why, and the template sets it ran', async () => {

@@ -19,7 +19,7 @@ import { SEVERITIES, type TReport } from '@perimeter/contracts';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { paths } from '../../../config/paths.ts';
-import { ReportNotices } from '../../intel/components/intel-notices.tsx';
+import { ReportNotices } from '../../intel/index.ts';
 import { SEVERITY_COLOR } from './severity.ts';
 
 const CHANGE_KINDS = ['new', 'fixed', 'regressed'] as const;

@@ -7,7 +7,7 @@ import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { useNotify } from '../../../components/feedback/snackbar.tsx';
 import { paths } from '../../../config/paths.ts';
-import { useDateFormat } from '../../auth/use-date-format.ts';
+import { useDateFormat } from '../../auth/index.ts';
 import { ScanStatusChip } from './scan-status-chip.tsx';
 
 /** "1 h 5 min", "3 min 20 s", "40 s" in the user's language. */

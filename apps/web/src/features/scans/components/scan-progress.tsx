@@ -2,9 +2,9 @@ import { Box, LinearProgress, Typography } from '@mui/material';
 import type { TFunction } from 'i18next';
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
+import { api } from '../../../lib/api-client.ts';
 import { useAppDispatch } from '../../../store/index.ts';
 import { useGetScanProgressQuery } from '../api/get-scan-progress.ts';
-import { scansApi } from '../api/scans-api.ts';
 import { stageLabel } from './scan-stages-list.ts';
 
 export const PROGRESS_POLL_MS = 3000;
@@ -19,7 +19,7 @@ export function ScanProgress({ scanId, initialPercent }: { scanId: string; initi
   const hasEnded = !!data && data.status !== 'pending' && data.status !== 'running';
   useEffect(() => {
     // The scan ended between two list polls: refresh the list (and the dashboard) now.
-    if (hasEnded) dispatch(scansApi.util.invalidateTags(['Scans', 'Dashboard']));
+    if (hasEnded) dispatch(api.util.invalidateTags(['Scans', 'Dashboard']));
   }, [hasEnded, dispatch]);
   return (
     <Box sx={{ minWidth: 160 }} data-testid={`progress-${scanId}`}>

@@ -17,9 +17,9 @@ import {
 import type { TScan } from '@perimeter/contracts';
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
+import { api } from '../../../lib/api-client.ts';
 import { useAppDispatch } from '../../../store/index.ts';
 import { useGetScanProgressQuery } from '../api/get-scan-progress.ts';
-import { scansApi } from '../api/scans-api.ts';
 import { useScanMessages } from '../hooks/use-scan-messages.ts';
 import { isMoving } from './scan-actions.tsx';
 import { ScanPartialNotice } from './scan-partial-notice.tsx';
@@ -48,7 +48,7 @@ export function ScanStages({ scan }: { scan: TScan }) {
   const hasEnded = moving && !!data && !isMoving(data);
   useEffect(() => {
     // The scan ended while this page was open: reload its info, report, scope (and lists).
-    if (hasEnded) dispatch(scansApi.util.invalidateTags(['Scans', 'ScanReport', 'ScanScope', 'Dashboard']));
+    if (hasEnded) dispatch(api.util.invalidateTags(['Scans', 'ScanReport', 'ScanScope', 'Dashboard']));
   }, [hasEnded, dispatch]);
 
   const percent = status === 'done' ? 100 : (data?.percent ?? scan.percent);

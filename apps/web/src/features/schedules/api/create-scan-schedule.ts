@@ -1,7 +1,7 @@
 import type { TCreateScheduleBody, TScanSchedule } from '@perimeter/contracts';
-import { schedulesApi } from './schedules-api.ts';
+import { api } from '../../../lib/api-client.ts';
 
-export const createScanScheduleApi = schedulesApi.injectEndpoints({
+export const createScanScheduleApi = api.injectEndpoints({
   endpoints: (b) => ({
     createScanSchedule: b.mutation<TScanSchedule, TCreateScheduleBody>({
       query: (body) => ({ url: '/users/create_scan_schedule', method: 'POST', body }),

@@ -1,6 +1,6 @@
-import { schedulesApi } from './schedules-api.ts';
+import { api } from '../../../lib/api-client.ts';
 
-export const deleteScanScheduleApi = schedulesApi.injectEndpoints({
+export const deleteScanScheduleApi = api.injectEndpoints({
   endpoints: (b) => ({
     deleteScanSchedule: b.mutation<unknown, string>({
       query: (id) => ({

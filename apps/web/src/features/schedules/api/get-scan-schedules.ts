@@ -1,7 +1,7 @@
 import type { TScanSchedule } from '@perimeter/contracts';
-import { schedulesApi } from './schedules-api.ts';
+import { api } from '../../../lib/api-client.ts';
 
-export const getScanSchedulesApi = schedulesApi.injectEndpoints({
+export const getScanSchedulesApi = api.injectEndpoints({
   endpoints: (b) => ({
     getScanSchedules: b.query<{ results: TScanSchedule[]; count: number }, void>({
       query: () => '/users/get_user_scan_schedules',

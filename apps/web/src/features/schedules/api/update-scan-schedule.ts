@@ -1,7 +1,7 @@
 import type { TScanSchedule, TUpdateScheduleBody } from '@perimeter/contracts';
-import { schedulesApi } from './schedules-api.ts';
+import { api } from '../../../lib/api-client.ts';
 
-export const updateScanScheduleApi = schedulesApi.injectEndpoints({
+export const updateScanScheduleApi = api.injectEndpoints({
   endpoints: (b) => ({
     updateScanSchedule: b.mutation<TScanSchedule, TUpdateScheduleBody>({
       query: (body) => ({ url: '/users/update_scan_schedule', method: 'PATCH', body }),

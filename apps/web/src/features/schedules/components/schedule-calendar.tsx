@@ -1,21 +1,10 @@
 import { Box, Table, TableBody, TableCell, TableHead, TableRow, Typography } from '@mui/material';
 import type { TScheduleOverview } from '@perimeter/contracts';
 import { useTranslation } from 'react-i18next';
+import { visuallyHidden } from '../../../components/ui/visually-hidden.ts';
 import { calendarWeeks, WEEK_ORDER, weekdayName } from './schedule-values.ts';
 
 type TDay = TScheduleOverview['days'][number];
-
-export const visuallyHidden = {
-  border: 0,
-  clip: 'rect(0 0 0 0)',
-  height: '1px',
-  margin: '-1px',
-  overflow: 'hidden',
-  padding: 0,
-  position: 'absolute',
-  whiteSpace: 'nowrap',
-  width: '1px',
-} as const;
 
 /** The next 30 days in Monday-first weeks, each day listing its planned runs (user's time zone). */
 export function ScheduleCalendar({

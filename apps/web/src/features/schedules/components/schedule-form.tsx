@@ -29,7 +29,7 @@ import {
 import { useMemo, useState } from 'react';
 import { Controller, useForm } from 'react-hook-form';
 import { useTranslation } from 'react-i18next';
-import { visuallyHidden } from './schedule-calendar.tsx';
+import { visuallyHidden } from '../../../components/ui/visually-hidden.ts';
 import { DEFAULT_WINDOW, type TScheduleFormValues, WEEK_ORDER, weekdayName } from './schedule-values.ts';
 
 function timeZones(current: string): string[] {

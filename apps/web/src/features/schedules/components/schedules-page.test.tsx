@@ -2,8 +2,8 @@ import type { TScanSchedule, TScheduleOverview, TTarget } from '@perimeter/contr
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { NotificationProvider } from '../../../components/feedback/snackbar.tsx';
 import { makeUser, renderApp, signedIn } from '../../../test/render.tsx';
+import { schedulePath } from '../schedule-path.ts';
 import { calendarWeeks } from './schedule-values.ts';
 import { SchedulesPage } from './schedules-page.tsx';
 
@@ -111,11 +111,7 @@ function stubApi({
 
 const user = (tz = 'Asia/Tokyo') => signedIn(makeUser({ tz }));
 
-const page = (
-  <NotificationProvider>
-    <SchedulesPage />
-  </NotificationProvider>
-);
+const page = <SchedulesPage />;
 
 describe('schedules page', () => {
   it('pre-fills the default window and the user’s time zone, and sends the days as numbers', async () => {
@@ -293,6 +289,17 @@ describe('schedule errors', () => {
     expect(await within(form).findByRole('alert')).toHaveTextContent(
       'Your plan does not allow this schedule. Plan limit: the Trial scan plan allows 1 scheduled scan per week',
     );
+  }, 60_000);
+
+  it('the schedule form opens with the target of the link chosen', async () => {
+    stubApi();
+    renderApp(page, {
+      auth: user('UTC'),
+      route: schedulePath({ target_type: 'domain', user_target_id: T2 }),
+    });
+    const form = await screen.findByRole('form', { name: 'Add a schedule' });
+    expect(within(form).getByText('two.example')).toBeInTheDocument();
+    expect(within(form).queryByText('one.example')).not.toBeInTheDocument();
   }, 60_000);
 });
 

@@ -34,7 +34,7 @@ import { PageTitle } from '../../../components/ui/page-title.tsx';
 import { paths } from '../../../config/paths.ts';
 import { readApiError } from '../../../lib/api-client.ts';
 import { apiErrorMessage } from '../../../lib/errors.ts';
-import { useAuth } from '../../auth/auth-provider.tsx';
+import { useAuth } from '../../auth/index.ts';
 import { useGetTargetsQuery } from '../../targets/index.ts';
 import { useCreateScanScheduleMutation } from '../api/create-scan-schedule.ts';
 import { useDeleteScanScheduleMutation } from '../api/delete-scan-schedule.ts';

@@ -1,8 +1,9 @@
 import type { TTarget, TTargetRef } from '@perimeter/contracts';
-import { TARGET_CHANGE_TAGS, targetsApi } from './targets-api.ts';
+import { api } from '../../../lib/api-client.ts';
+import { TARGET_CHANGE_TAGS } from './target-change-tags.ts';
 
 /** POST /main/user_target/disable_verification: the target becomes unverified. */
-export const disableVerificationApi = targetsApi.injectEndpoints({
+export const disableVerificationApi = api.injectEndpoints({
   endpoints: (b) => ({
     disableVerification: b.mutation<TTarget, TTargetRef>({
       query: (body) => ({ url: '/main/user_target/disable_verification', method: 'POST', body }),

@@ -3,7 +3,6 @@ import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { Route, Routes } from 'react-router';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { NotificationProvider } from '../../../components/feedback/snackbar.tsx';
 import { makeUser, renderApp, signedIn } from '../../../test/render.tsx';
 import { TargetDetailPage } from './target-detail-page.tsx';
 import { extended, info, stubApi } from './targets-test-data.ts';
@@ -23,11 +22,9 @@ const unverified = extended(ID, 'acme.test', { verified: false, verified_at: nul
 
 function renderPage(route = `/targets/domain/${ID}`) {
   return renderApp(
-    <NotificationProvider>
-      <Routes>
-        <Route path="/targets/:targetType/:targetId" element={<TargetDetailPage />} />
-      </Routes>
-    </NotificationProvider>,
+    <Routes>
+      <Route path="/targets/:targetType/:targetId" element={<TargetDetailPage />} />
+    </Routes>,
     { auth: signedIn(makeUser({ tz: 'UTC' })), route },
   );
 }

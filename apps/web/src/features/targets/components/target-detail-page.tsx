@@ -28,13 +28,12 @@ import { Link, useParams } from 'react-router';
 import { PageTitle } from '../../../components/ui/page-title.tsx';
 import { paths } from '../../../config/paths.ts';
 import { apiErrorMessage } from '../../../lib/errors.ts';
-import { useGetVerificationTxtQuery } from '../../new-scan/api/get-verification-txt.ts';
-import { CopyField } from '../../new-scan/components/copy-field.tsx';
-import { ScanStatusChip } from '../../scans/components/scan-status-chip.tsx';
-import { SeverityCountChips } from '../../scans/index.ts';
+import { useDateFormat } from '../../auth/index.ts';
+import { CopyField, useGetVerificationTxtQuery } from '../../new-scan/index.ts';
+import { ScanStatusChip, SeverityCountChips } from '../../scans/index.ts';
+import { schedulePath } from '../../schedules/index.ts';
 import { useGetTargetInfoQuery } from '../api/get-target-info.ts';
-import { useDateFormat } from '../hooks/use-date-format.ts';
-import { scansPath, schedulePath, useTargetActions } from '../hooks/use-target-actions.ts';
+import { scansPath, useTargetActions } from '../hooks/use-target-actions.ts';
 import { DisableTargetDialog, ReplaceTargetDialog } from './target-dialogs.tsx';
 import { scoreColor, TargetStatusChip } from './target-status-chip.tsx';
 import { ShortList } from './targets-page.tsx';
@@ -81,7 +80,8 @@ function PublishProof({ target }: { target: TTargetInfo }) {
 
 function DetailBody({ target }: { target: TTargetInfo }) {
   const { t } = useTranslation();
-  const date = useDateFormat();
+  const dateFmt = useDateFormat({ dateStyle: 'short', timeStyle: 'short' });
+  const date = (iso: string) => dateFmt.format(new Date(iso));
   const actions = useTargetActions();
   const [isDisabling, setDisabling] = useState(false);
   const [isReplacing, setReplacing] = useState(false);

@@ -2,7 +2,6 @@ import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { Route, Routes, useLocation } from 'react-router';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { NotificationProvider } from '../../../components/feedback/snackbar.tsx';
 import { makeUser, renderApp, signedIn } from '../../../test/render.tsx';
 import { TargetsPage } from './targets-page.tsx';
 import { extended, stubApi } from './targets-test-data.ts';
@@ -19,13 +18,13 @@ function Where() {
 
 function renderPage(route = '/targets') {
   return renderApp(
-    <NotificationProvider>
+    <>
       <Routes>
         <Route path="/targets" element={<TargetsPage />} />
         <Route path="*" element={null} />
       </Routes>
       <Where />
-    </NotificationProvider>,
+    </>,
     { auth: signedIn(makeUser({ tz: 'UTC' })), route },
   );
 }

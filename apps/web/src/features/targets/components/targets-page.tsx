@@ -28,18 +28,13 @@ import { useTranslation } from 'react-i18next';
 import { Link, useSearchParams } from 'react-router';
 import { QueryState } from '../../../components/feedback/query-state.tsx';
 import { PageTitle } from '../../../components/ui/page-title.tsx';
+import { visuallyHidden } from '../../../components/ui/visually-hidden.ts';
 import { paths } from '../../../config/paths.ts';
-import { ScanStatusChip } from '../../scans/components/scan-status-chip.tsx';
-import { visuallyHidden } from '../../schedules/components/schedule-calendar.tsx';
+import { useDateFormat } from '../../auth/index.ts';
+import { ScanStatusChip } from '../../scans/index.ts';
+import { schedulePath } from '../../schedules/index.ts';
 import { useGetExtendTargetsInfoQuery } from '../api/get-extend-targets-info.ts';
-import { useDateFormat } from '../hooks/use-date-format.ts';
-import {
-  scansPath,
-  schedulePath,
-  type TTargetLike,
-  targetPath,
-  useTargetActions,
-} from '../hooks/use-target-actions.ts';
+import { scansPath, type TTargetLike, targetPath, useTargetActions } from '../hooks/use-target-actions.ts';
 import { DisableTargetDialog, ReplaceTargetDialog } from './target-dialogs.tsx';
 import { scoreColor, TargetStatusChip } from './target-status-chip.tsx';
 
@@ -151,7 +146,8 @@ function TargetRow({
   onReplace: (t: TTargetLike) => void;
 }) {
   const { t } = useTranslation();
-  const date = useDateFormat();
+  const dateFmt = useDateFormat({ dateStyle: 'short', timeStyle: 'short' });
+  const date = (iso: string) => dateFmt.format(new Date(iso));
   const a = target.assets;
   const num = (n: number | undefined) => (n === undefined ? '—' : n);
   return (

@@ -4,8 +4,8 @@ import { useNavigate } from 'react-router';
 import { useNotify } from '../../../components/feedback/snackbar.tsx';
 import { paths } from '../../../config/paths.ts';
 import { apiErrorMessage } from '../../../lib/errors.ts';
-import { useCreateScanMutation } from '../../new-scan/api/create-scan.ts';
-import { useStartScanMutation } from '../../scans/api/start-scan.ts';
+import { useCreateScanMutation } from '../../new-scan/index.ts';
+import { useStartScanMutation } from '../../scans/index.ts';
 import { useDisableTargetMutation } from '../api/disable-target.ts';
 import { useDisableVerificationMutation } from '../api/disable-verification.ts';
 import { useEnableTargetMutation } from '../api/enable-target.ts';
@@ -23,12 +23,6 @@ export function targetPath(t: Pick<TTarget, 'user_target_id' | 'target_type'>): 
   return paths.targetDetail
     .replace(':targetType', t.target_type)
     .replace(':targetId', encodeURIComponent(t.user_target_id));
-}
-
-/** Where the schedule form opens with this target chosen. */
-export function schedulePath(t: Pick<TTarget, 'user_target_id' | 'target_type'>): string {
-  const q = new URLSearchParams({ target_type: t.target_type, user_target_id: t.user_target_id });
-  return `${paths.scheduleScan}?${q}`;
 }
 
 /** The Reports list of this target's scans. */

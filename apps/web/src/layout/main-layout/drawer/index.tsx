@@ -2,6 +2,7 @@ import { Box, Drawer, useMediaQuery } from '@mui/material';
 import { type CSSObject, styled, type Theme, useTheme } from '@mui/material/styles';
 import { useTranslation } from 'react-i18next';
 import { DRAWER_WIDTH, HEADER_HEIGHT, MINI_DRAWER_WIDTH } from '../../../config/layout.ts';
+import { useGetDashboardMenuQuery } from '../../../features/system/api/get-dashboard-menu.ts';
 import { useAppDispatch, useAppSelector } from '../../../store/index.ts';
 import { menuActions } from '../../menu-slice.ts';
 import { MenuList } from '../menu-list/index.tsx';
@@ -43,7 +44,8 @@ export function Sidebar() {
   const { t } = useTranslation();
   const theme = useTheme();
   const dispatch = useAppDispatch();
-  const { drawerOpen, menu } = useAppSelector((s) => s.menu);
+  const drawerOpen = useAppSelector((s) => s.menu.drawerOpen);
+  const { data: menu, isLoading } = useGetDashboardMenuQuery();
   const isLarge = useMediaQuery(theme.breakpoints.up('lg'));
   const items = menu ? [menu] : null;
 
@@ -54,9 +56,7 @@ export function Sidebar() {
         open={drawerOpen}
         slotProps={{ paper: { 'aria-label': t('menu.sidebar') } }}
       >
-        <Box sx={{ pt: 1 }}>
-          <MenuList items={items} mini={!drawerOpen} />
-        </Box>
+        <Box sx={{ pt: 1 }}>{!isLoading && <MenuList items={items} mini={!drawerOpen} />}</Box>
       </MiniDrawer>
     );
   }
@@ -70,7 +70,7 @@ export function Sidebar() {
         paper: { 'aria-label': t('menu.sidebar'), sx: { width: DRAWER_WIDTH, pt: `${HEADER_HEIGHT}px` } },
       }}
     >
-      <MenuList items={items} onNavigate={() => dispatch(menuActions.openDrawer(false))} />
+      {!isLoading && <MenuList items={items} onNavigate={() => dispatch(menuActions.openDrawer(false))} />}
     </Drawer>
   );
 }

@@ -15,20 +15,9 @@ import {
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
+import { visuallyHidden } from '../../../components/ui/visually-hidden.ts';
 import { paths } from '../../../config/paths.ts';
 import { useAuth } from '../../../features/auth/auth-provider.tsx';
-
-const VISUALLY_HIDDEN = {
-  border: 0,
-  clip: 'rect(0 0 0 0)',
-  height: '1px',
-  margin: '-1px',
-  overflow: 'hidden',
-  padding: 0,
-  position: 'absolute',
-  whiteSpace: 'nowrap',
-  width: '1px',
-} as const;
 
 export function ProfileMenu() {
   const { t } = useTranslation();
@@ -53,7 +42,7 @@ export function ProfileMenu() {
           >
             {initials}
           </Avatar>
-          <Box component="span" sx={VISUALLY_HIDDEN}>
+          <Box component="span" sx={visuallyHidden}>
             {t('header.profile')}
           </Box>
         </IconButton>

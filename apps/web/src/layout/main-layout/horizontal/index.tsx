@@ -6,9 +6,9 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useLocation } from 'react-router';
 import { HEADER_HEIGHT, HORIZONTAL_MAX_ITEMS } from '../../../config/layout.ts';
+import { useGetDashboardMenuQuery } from '../../../features/system/api/get-dashboard-menu.ts';
 import { menuIcon } from '../../../menu-items/icons.ts';
 import { containsActive } from '../../../menu-items/index.ts';
-import { useAppSelector } from '../../../store/index.ts';
 import { MENU_ERRORS, MenuError } from '../menu-list/menu-error.tsx';
 import { ActiveMenuUrlContext, activeUrlOf, useActiveMenuUrl } from '../menu-list/use-active-menu-url.ts';
 
@@ -106,10 +106,11 @@ function TopEntry({ item }: { item: TMenuItem }) {
 
 export function HorizontalBar() {
   const { t } = useTranslation();
-  const menu = useAppSelector((s) => s.menu.menu);
+  const { data: menu = null, isLoading } = useGetDashboardMenuQuery();
   const { pathname } = useLocation();
   const [moreAnchor, setMoreAnchor] = useState<HTMLElement | null>(null);
   const entries = flattenForHorizontal(menu);
+  if (isLoading) return null;
   if (!menu) return <MenuError text={MENU_ERRORS.items} />;
   if (menu.type !== 'group') return <MenuError text={MENU_ERRORS.navigationGroup} />;
   const { visible, more } = splitForMoreItems(entries);

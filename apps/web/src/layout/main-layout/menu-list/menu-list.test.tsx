@@ -1,8 +1,10 @@
 import { DASHBOARD_MENU, type TMenuItem, ZDashboardMenuResponse } from '@perimeter/contracts';
 import { screen, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { fetchDashboardMenu, WRONG_SERVICES } from '../../../features/system/api/get-dashboard-menu.ts';
+import { dashboardMenuApi, dashboardOf } from '../../../features/system/api/get-dashboard-menu.ts';
+import { createStore } from '../../../store/index.ts';
 import { makeUser, renderApp, signedIn } from '../../../test/render.tsx';
+import { Sidebar } from '../drawer/index.tsx';
 import { splitForMoreItems } from '../horizontal/index.tsx';
 import { MenuList } from './index.tsx';
 import { MENU_ERRORS } from './menu-error.tsx';
@@ -163,49 +165,47 @@ describe('menu renderer', () => {
   });
 });
 
-describe('menu-service client', () => {
+describe('menu-service client (the one API client)', () => {
   afterEach(() => vi.unstubAllGlobals());
 
-  function stubLocation(href: string) {
-    const location = { href };
-    vi.stubGlobal('location', location);
-    vi.spyOn(window, 'location', 'get').mockReturnValue(location as unknown as Location);
-    return location;
+  function stubFetch(response: () => Response | Promise<Response>) {
+    const urls: string[] = [];
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (input: Request) => {
+        urls.push(input.url);
+        return response();
+      }),
+    );
+    return urls;
   }
 
+  const fetchMenu = (store: ReturnType<typeof createStore>) =>
+    store.dispatch(dashboardMenuApi.endpoints.getDashboardMenu.initiate());
+
   it('returns the dashboard tree from the data envelope', async () => {
-    vi.stubGlobal(
-      'fetch',
-      vi.fn(async () => Response.json({ data: { dashboard: DASHBOARD_MENU } })),
-    );
-    await expect(fetchDashboardMenu('http://api.test/api')).resolves.toEqual({ dashboard: DASHBOARD_MENU });
+    const urls = stubFetch(() => Response.json({ data: { dashboard: DASHBOARD_MENU } }));
+    const store = createStore({ auth });
+    expect((await fetchMenu(store)).data).toEqual(DASHBOARD_MENU);
+    expect(urls).toEqual(['http://localhost/api/menu/dashboard']);
   });
 
-  it('redirects to /login on 401 and rejects with the response body', async () => {
-    const location = stubLocation('http://app.test/analytics');
-    vi.stubGlobal(
-      'fetch',
-      vi.fn(async () => Response.json({ detail: 'Sign in', code: 'unauthenticated' }, { status: 401 })),
-    );
-    await expect(fetchDashboardMenu('http://api.test/api')).rejects.toBe('Sign in');
-    expect(location.href).toBe('/login');
+  it('signs out on a 401 the session cannot renew (the guard then shows /login)', async () => {
+    localStorage.setItem('accessToken', 'a');
+    localStorage.removeItem('refreshToken');
+    stubFetch(() => Response.json({ detail: 'Sign in', code: 'unauthenticated' }, { status: 401 }));
+    const store = createStore({ auth });
+    const result = await fetchMenu(store);
+    expect(result.error).toMatchObject({ status: 401, data: { detail: 'Sign in' } });
+    expect(store.getState().auth.isAuthenticated).toBe(false);
   });
 
-  it('does not redirect when the address already contains /login', async () => {
-    const location = stubLocation('http://app.test/login');
-    vi.stubGlobal(
-      'fetch',
-      vi.fn(async () => new Response('', { status: 401 })),
-    );
-    await expect(fetchDashboardMenu('http://api.test/api')).rejects.toBe(WRONG_SERVICES);
-    expect(location.href).toBe('http://app.test/login');
-  });
-
-  it("rejects with 'Wrong Services' when the server cannot be reached", async () => {
-    vi.stubGlobal(
-      'fetch',
-      vi.fn(async () => Promise.reject(new TypeError('network'))),
-    );
-    await expect(fetchDashboardMenu('http://api.test/api')).rejects.toBe('Wrong Services');
+  it("shows 'Menu Items Error' when the server cannot be reached or sends no tree", async () => {
+    expect(dashboardOf({ dashboard: { title: 'no id' } })).toBeNull();
+    expect(dashboardOf(null)).toBeNull();
+    stubFetch(() => Promise.reject(new TypeError('network')));
+    renderApp(<Sidebar />, { auth });
+    // The drawer is closed on a small screen: the text is there, hidden from the accessibility tree.
+    expect(await screen.findByText('Menu Items Error')).toHaveAttribute('role', 'alert');
   });
 });

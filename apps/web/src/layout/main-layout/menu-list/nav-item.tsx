@@ -20,10 +20,10 @@ export function NavItem({ item, level, mini = false, onNavigate }: TProps) {
   const active = !item.external && item.url !== undefined && item.url === activeUrl;
 
   useEffect(() => {
-    if (active) dispatch(menuActions.activeItem([item.id]));
+    if (active) dispatch(menuActions.activeItem(item.id));
   }, [active, dispatch, item.id]);
 
-  const selected = active || openItem.includes(item.id);
+  const selected = active || openItem === item.id;
   const linkProps = item.external
     ? { component: 'a' as const, href: item.url ?? '#', target: '_blank', rel: 'noopener noreferrer' }
     : { component: Link, to: item.url ?? '/' };
@@ -35,7 +35,7 @@ export function NavItem({ item, level, mini = false, onNavigate }: TProps) {
       disabled={item.disabled}
       aria-current={active ? 'page' : undefined}
       onClick={() => {
-        dispatch(menuActions.activeItem([item.id]));
+        dispatch(menuActions.activeItem(item.id));
         onNavigate?.();
       }}
       sx={{ pl: mini ? 2.25 : level * 2, py: 1, minHeight: 44 }}

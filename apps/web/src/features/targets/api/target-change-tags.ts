@@ -1,8 +1,3 @@
-import { api } from '../../../lib/api-client.ts';
-
-/** The app's one RTK Query API (its cache tags are listed once, in lib/api-client.ts). */
-export const targetsApi = api;
-
 /**
  * Everything a change to one target makes stale: every target list (new scan, Reports, analytics,
  * schedules), the target details, the dashboard and the plan usage.

@@ -1,0 +1,2 @@
+// The events feature's public entry.
+export { EventsPage } from './components/events-page.tsx';
