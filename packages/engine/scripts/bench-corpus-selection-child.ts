@@ -32,12 +32,17 @@ const selected =
 const sampler = process.env.BENCH_MEMORY
   ? setInterval(() => {
       const m = process.memoryUsage();
-      console.error(`t ${((performance.now() - started) / 1000).toFixed(0)} s heap ${(m.heapUsed / 1048576).toFixed(0)} MB rss ${(m.rss / 1048576).toFixed(0)} MB`);
+      console.error(
+        `t ${((performance.now() - started) / 1000).toFixed(0)} s heap ${(m.heapUsed / 1048576).toFixed(0)} MB rss ${(m.rss / 1048576).toFixed(0)} MB`,
+      );
     }, 1000)
   : undefined;
 if (process.env.BENCH_HEAP_SNAPSHOT) {
   const file = process.env.BENCH_HEAP_SNAPSHOT;
-  setTimeout(() => v8.writeHeapSnapshot(file), Number(process.env.BENCH_HEAP_SNAPSHOT_AT ?? 45) * 1000).unref();
+  setTimeout(
+    () => v8.writeHeapSnapshot(file),
+    Number(process.env.BENCH_HEAP_SNAPSHOT_AT ?? 45) * 1000,
+  ).unref();
 }
 const scanner = new TemplateScanner(defaultExecutors);
 let findings = 0;

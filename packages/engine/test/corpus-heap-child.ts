@@ -4,7 +4,11 @@
 import path from 'node:path';
 import v8 from 'node:v8';
 import { loadTemplates } from '../src/templates/template-loader.ts';
-import { DEFAULT_EXCLUDED_TAGS, readIgnoreList, selectTemplates } from '../src/templates/template-selection.ts';
+import {
+  DEFAULT_EXCLUDED_TAGS,
+  readIgnoreList,
+  selectTemplates,
+} from '../src/templates/template-selection.ts';
 import type { CompiledTemplate } from '../src/templates/template-types.ts';
 
 const [root, cacheDir] = process.argv.slice(2) as [string, string];

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { listPlaceholders } from '../operators/dsl/dsl-interpolate.ts';
 import { isDslFunction } from '../operators/dsl/dsl-interpreter.ts';
@@ -170,6 +170,28 @@ function payloadRoot(value: string, file: string, templatesDir: string | undefin
   return given;
 }
 
+/**
+ * A payload file's lines, read when a request runs rather than at load (word lists reach
+ * megabytes; most templates of a corpus never run them), held weakly like the operators.
+ */
+function lazyPayload(payloads: Record<string, string[]>, name: string, file: string, maxLines: number): void {
+  let lines: WeakRef<string[]> | undefined;
+  Object.defineProperty(payloads, name, {
+    enumerable: true,
+    get(): string[] {
+      let list = lines?.deref();
+      if (!list) {
+        list = readFileSync(file, 'utf8')
+          .split(/\r?\n/)
+          .filter((l) => l !== '')
+          .slice(0, maxLines);
+        lines = new WeakRef(list);
+      }
+      return list;
+    },
+  });
+}
+
 export function loadPayloads(
   field: string,
   payloads: Record<string, string[] | string> | undefined,
@@ -197,19 +219,15 @@ export function loadPayloads(
         `${field}.payloads.${name}`,
         `payload file '${value}' is outside the templates directory`,
       );
-    let text: string;
     try {
-      text = readFileSync(target, 'utf8');
+      if (!statSync(target).isFile()) throw new Error('not a file');
     } catch {
       throw new TemplateCompileError(
         `${field}.payloads.${name}`,
         `payload file '${value}' not found under ${root}`,
       );
     }
-    out[name] = text
-      .split(/\r?\n/)
-      .filter((l) => l !== '')
-      .slice(0, options.maxPayloadLines ?? MAX_PAYLOAD_LINES);
+    lazyPayload(out, name, target, options.maxPayloadLines ?? MAX_PAYLOAD_LINES);
   }
   return out;
 }

@@ -98,7 +98,10 @@ export class TemplateYamlCache implements ParsedYamlCache {
     if (!this.dirty && [...this.entries.keys()].every((k) => this.used.has(k))) return;
     await mkdir(path.dirname(this.file), { recursive: true });
     const tmp = `${this.file}.${process.pid}.tmp`;
-    await writeFile(tmp, [...this.used.values()].map((line) => `${line}\n`));
+    await writeFile(
+      tmp,
+      [...this.used.values()].map((line) => `${line}\n`),
+    );
     await rename(tmp, this.file);
     await pruneCacheDir(path.dirname(this.file), KEEP_SETS);
   }

@@ -142,7 +142,25 @@ function parseYamlKeepingDigits(source: string): unknown {
         node.value = node.source;
     },
   });
-  return doc.toJS({ maxAliasCount: 100 });
+  return ownStrings(doc.toJS({ maxAliasCount: 100 }));
+}
+
+/**
+ * The parser's strings are slices of the template's text: a compiled template keeping one of
+ * them would keep the whole text alive. A JSON round trip gives the document its own strings
+ * (as a parsed-YAML cache hit has); a document JSON cannot hold as it is (`.inf`) stays as parsed.
+ */
+function ownStrings(parsed: unknown): unknown {
+  let json: string;
+  try {
+    json = JSON.stringify(parsed, (_k, v) => {
+      if (typeof v === 'number' && !Number.isFinite(v)) throw new Error('not JSON');
+      return v;
+    });
+  } catch {
+    return parsed;
+  }
+  return JSON.parse(json);
 }
 
 function compileTemplateFlow(flow: string): CompiledFlow {
