@@ -41,6 +41,18 @@ export interface ParsedYamlCache {
   set(source: string, parsed: unknown): void;
 }
 
+/** The document as JSON, or undefined when JSON cannot keep it as it is (`.inf`, `.nan`). */
+export function exactJson(doc: unknown): string | undefined {
+  try {
+    return JSON.stringify(doc, (_k, v) => {
+      if (typeof v === 'number' && !Number.isFinite(v)) throw new Error('not JSON');
+      return v;
+    });
+  } catch {
+    return undefined;
+  }
+}
+
 /** What a protocol's compile step is given besides its request block. */
 export interface CompileContext {
   /** The template's file (payload files are found relative to its corpus). */

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { ParsedYamlCache } from './compile-support.ts';
+import { exactJson, type ParsedYamlCache } from './compile-support.ts';
 
 /**
  * Parsing YAML is most of the time a large template set takes to load (≈ 1.5 ms a template
@@ -79,15 +79,8 @@ export class TemplateYamlCache implements ParsedYamlCache {
 
   set(source: string, parsed: unknown): void {
     // Only documents JSON keeps as they are (no .inf/.nan numbers) are cached.
-    let json: string;
-    try {
-      json = JSON.stringify(parsed, (_k, v) => {
-        if (typeof v === 'number' && !Number.isFinite(v)) throw new Error('not JSON');
-        return v;
-      });
-    } catch {
-      return;
-    }
+    const json = exactJson(parsed);
+    if (json === undefined) return;
     const key = TemplateYamlCache.key(source);
     this.used.set(key, `${key} ${json}`);
     this.dirty = true;

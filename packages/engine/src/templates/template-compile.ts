@@ -4,7 +4,12 @@ import type { Classification } from '../findings/types.ts';
 import { SKIPPED_DSL_FUNCTIONS } from '../operators/dsl/dsl-registry.ts';
 import { FLOW_PROTOCOLS, PROTOCOL_KEYS, protocolCompilers } from '../protocols/compilers.ts';
 import { usesOob } from '../protocols/oob/oob-markers.ts';
-import { type CompileOptions, checkPlaceholders, TemplateCompileError } from './compile-support.ts';
+import {
+  type CompileOptions,
+  checkPlaceholders,
+  exactJson,
+  TemplateCompileError,
+} from './compile-support.ts';
 import { type CompiledFlow, compileFlow } from './flow/flow-interpreter.ts';
 import {
   type InfoDoc,
@@ -151,16 +156,8 @@ function parseYamlKeepingDigits(source: string): unknown {
  * (as a parsed-YAML cache hit has); a document JSON cannot hold as it is (`.inf`) stays as parsed.
  */
 function ownStrings(parsed: unknown): unknown {
-  let json: string;
-  try {
-    json = JSON.stringify(parsed, (_k, v) => {
-      if (typeof v === 'number' && !Number.isFinite(v)) throw new Error('not JSON');
-      return v;
-    });
-  } catch {
-    return parsed;
-  }
-  return JSON.parse(json);
+  const json = exactJson(parsed);
+  return json === undefined ? parsed : JSON.parse(json);
 }
 
 function compileTemplateFlow(flow: string): CompiledFlow {
