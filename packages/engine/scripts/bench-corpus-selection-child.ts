@@ -3,6 +3,7 @@
 // default exclusions (DEFAULT_EXCLUDED_TAGS and the set's .nuclei-ignore), `all`: every one —
 // and runs them against one web host at the default politeness. Prints one JSON line.
 import path from 'node:path';
+import v8 from 'node:v8';
 import { defaultExecutors } from '../src/protocols/index.ts';
 import { clusterTemplates } from '../src/templates/template-cluster.ts';
 import { loadTemplates } from '../src/templates/template-loader.ts';
@@ -26,6 +27,23 @@ const selected =
         excludeTags: [...DEFAULT_EXCLUDED_TAGS, ...ignore.tags],
         excludeFiles: ignore.files,
       });
+// BENCH_MEMORY=1: the heap and RSS every second on stderr; BENCH_HEAP_SNAPSHOT=<file>: a heap
+// snapshot at the scan's largest heap so far past its middle (for a look at what it holds).
+const sampler = process.env.BENCH_MEMORY
+  ? setInterval(() => {
+      const m = process.memoryUsage();
+      console.error(
+        `t ${((performance.now() - started) / 1000).toFixed(0)} s heap ${(m.heapUsed / 1048576).toFixed(0)} MB rss ${(m.rss / 1048576).toFixed(0)} MB`,
+      );
+    }, 1000)
+  : undefined;
+if (process.env.BENCH_HEAP_SNAPSHOT) {
+  const file = process.env.BENCH_HEAP_SNAPSHOT;
+  setTimeout(
+    () => v8.writeHeapSnapshot(file),
+    Number(process.env.BENCH_HEAP_SNAPSHOT_AT ?? 45) * 1000,
+  ).unref();
+}
 const scanner = new TemplateScanner(defaultExecutors);
 let findings = 0;
 const scanStarted = performance.now();
@@ -33,6 +51,7 @@ try {
   for await (const _f of scanner.scan(selected, [url])) findings++;
 } finally {
   await scanner.close();
+  clearInterval(sampler);
 }
 const s = scanner.summary;
 const ru = process.resourceUsage();

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { listPlaceholders } from '../operators/dsl/dsl-interpolate.ts';
 import { isDslFunction } from '../operators/dsl/dsl-interpreter.ts';
@@ -41,6 +41,18 @@ export interface ParsedYamlCache {
   set(source: string, parsed: unknown): void;
 }
 
+/** The document as JSON, or undefined when JSON cannot keep it as it is (`.inf`, `.nan`). */
+export function exactJson(doc: unknown): string | undefined {
+  try {
+    return JSON.stringify(doc, (_k, v) => {
+      if (typeof v === 'number' && !Number.isFinite(v)) throw new Error('not JSON');
+      return v;
+    });
+  } catch {
+    return undefined;
+  }
+}
+
 /** What a protocol's compile step is given besides its request block. */
 export interface CompileContext {
   /** The template's file (payload files are found relative to its corpus). */
@@ -71,6 +83,44 @@ const MAX_PAYLOAD_LINES = 10000;
 export const MAX_WAIT_MS = 120_000;
 const MATCHER_WAIT_FOR = /\bwait_?for\s*\(\s*(\d+(?:\.\d+)?)\s*\)/gi;
 
+type OperatorLists = Pick<CompiledOperators, 'matchers' | 'extractors'>;
+
+/**
+ * A request block's compiled matchers and extractors, held weakly. They are compiled once at
+ * load (so a broken regex or DSL expression is reported then) and again whenever they are
+ * needed after the garbage collector took them: a loaded corpus keeps only its operators as
+ * written, not thousands of compiled regexes, DSL trees and closures of templates that are not
+ * running. Compiling is deterministic, so a recompiled set decides exactly as the first.
+ */
+class LazyOperators implements CompiledOperators {
+  private compiled: WeakRef<OperatorLists>;
+
+  constructor(
+    private readonly build: () => OperatorLists,
+    readonly condition: 'and' | 'or',
+    readonly waitMs: number | undefined,
+  ) {
+    this.compiled = new WeakRef(build());
+  }
+
+  private lists(): OperatorLists {
+    let lists = this.compiled.deref();
+    if (!lists) {
+      lists = this.build();
+      this.compiled = new WeakRef(lists);
+    }
+    return lists;
+  }
+
+  get matchers(): CompiledOperators['matchers'] {
+    return this.lists().matchers;
+  }
+
+  get extractors(): CompiledOperators['extractors'] {
+    return this.lists().extractors;
+  }
+}
+
 /** The operators of a request block; `oobOperators` when they read `interactsh_*` parts. */
 export function compileOperators(
   field: string,
@@ -80,27 +130,30 @@ export function compileOperators(
     extractors?: ExtractorDoc[];
   },
 ): { operators: CompiledOperators; oobOperators?: true } {
-  const { matchers, extractors } = r;
+  const { matchers = [], extractors = [] } = r;
   let waitMs = 0;
-  for (const m of matchers ?? [])
+  for (const m of matchers)
     if (m.type === 'dsl')
       for (const expr of m.dsl ?? [])
         for (const w of expr.matchAll(MATCHER_WAIT_FOR)) waitMs += Number(w[1]) * 1000;
-  try {
-    const operators: CompiledOperators = {
-      matchers: (matchers ?? []).map((m, i) => compileMatcher(m as MatcherDef, `${field}.matchers[${i}]`)),
-      condition: r['matchers-condition'] ?? 'or',
-      ...(waitMs > 0 ? { waitMs: Math.min(waitMs, MAX_WAIT_MS) } : {}),
-      extractors: (extractors ?? []).map((e, i) =>
-        compileExtractor(
-          {
-            ...e,
-            ...(e.type === 'regex' && e.group !== undefined ? { group: e.group } : {}),
-          } as ExtractorDef,
-          `${field}.extractors[${i}]`,
-        ),
+  const build = (): OperatorLists => ({
+    matchers: matchers.map((m, i) => compileMatcher(m as MatcherDef, `${field}.matchers[${i}]`)),
+    extractors: extractors.map((e, i) =>
+      compileExtractor(
+        {
+          ...e,
+          ...(e.type === 'regex' && e.group !== undefined ? { group: e.group } : {}),
+        } as ExtractorDef,
+        `${field}.extractors[${i}]`,
       ),
-    };
+    ),
+  });
+  try {
+    const operators = new LazyOperators(
+      build,
+      r['matchers-condition'] ?? 'or',
+      waitMs > 0 ? Math.min(waitMs, MAX_WAIT_MS) : undefined,
+    );
     return { operators, ...(readsOobParts([matchers, extractors]) ? { oobOperators: true } : {}) };
   } catch (err) {
     if (err instanceof OperatorCompileError) throw new TemplateCompileError(err.field, err.message);
@@ -127,6 +180,28 @@ function payloadRoot(value: string, file: string, templatesDir: string | undefin
     }
   }
   return given;
+}
+
+/**
+ * A payload file's lines, read when a request runs rather than at load (word lists reach
+ * megabytes; most templates of a corpus never run them), held weakly like the operators.
+ */
+function lazyPayload(payloads: Record<string, string[]>, name: string, file: string, maxLines: number): void {
+  let lines: WeakRef<string[]> | undefined;
+  Object.defineProperty(payloads, name, {
+    enumerable: true,
+    get(): string[] {
+      let list = lines?.deref();
+      if (!list) {
+        list = readFileSync(file, 'utf8')
+          .split(/\r?\n/)
+          .filter((l) => l !== '')
+          .slice(0, maxLines);
+        lines = new WeakRef(list);
+      }
+      return list;
+    },
+  });
 }
 
 export function loadPayloads(
@@ -156,19 +231,15 @@ export function loadPayloads(
         `${field}.payloads.${name}`,
         `payload file '${value}' is outside the templates directory`,
       );
-    let text: string;
     try {
-      text = readFileSync(target, 'utf8');
+      if (!statSync(target).isFile()) throw new Error('not a file');
     } catch {
       throw new TemplateCompileError(
         `${field}.payloads.${name}`,
         `payload file '${value}' not found under ${root}`,
       );
     }
-    out[name] = text
-      .split(/\r?\n/)
-      .filter((l) => l !== '')
-      .slice(0, options.maxPayloadLines ?? MAX_PAYLOAD_LINES);
+    lazyPayload(out, name, target, options.maxPayloadLines ?? MAX_PAYLOAD_LINES);
   }
   return out;
 }

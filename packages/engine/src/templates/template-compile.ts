@@ -4,7 +4,12 @@ import type { Classification } from '../findings/types.ts';
 import { SKIPPED_DSL_FUNCTIONS } from '../operators/dsl/dsl-registry.ts';
 import { FLOW_PROTOCOLS, PROTOCOL_KEYS, protocolCompilers } from '../protocols/compilers.ts';
 import { usesOob } from '../protocols/oob/oob-markers.ts';
-import { type CompileOptions, checkPlaceholders, TemplateCompileError } from './compile-support.ts';
+import {
+  type CompileOptions,
+  checkPlaceholders,
+  exactJson,
+  TemplateCompileError,
+} from './compile-support.ts';
 import { type CompiledFlow, compileFlow } from './flow/flow-interpreter.ts';
 import {
   type InfoDoc,
@@ -142,7 +147,17 @@ function parseYamlKeepingDigits(source: string): unknown {
         node.value = node.source;
     },
   });
-  return doc.toJS({ maxAliasCount: 100 });
+  return ownStrings(doc.toJS({ maxAliasCount: 100 }));
+}
+
+/**
+ * The parser's strings are slices of the template's text: a compiled template keeping one of
+ * them would keep the whole text alive. A JSON round trip gives the document its own strings
+ * (as a parsed-YAML cache hit has); a document JSON cannot hold as it is (`.inf`) stays as parsed.
+ */
+function ownStrings(parsed: unknown): unknown {
+  const json = exactJson(parsed);
+  return json === undefined ? parsed : JSON.parse(json);
 }
 
 function compileTemplateFlow(flow: string): CompiledFlow {
