@@ -5,7 +5,7 @@
  * template (`all`). Identical requests are clustered as nuclei does. The first round of each
  * run parses the YAML (cold cache), later rounds read the parsed-YAML cache (warm); every round
  * is a fresh process, modes interleaved; medians with the load average. Prints figures,
- * asserts nothing. Run: npx tsx packages/engine/scripts/bench-corpus-selection.ts [rounds] [--all]
+ * asserts nothing. Run: npx tsx packages/engine/scripts/bench-corpus-selection.ts [rounds] [--all] [--tsx]
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -29,11 +29,32 @@ if (!archive || !existsSync(archive)) {
   process.exit(2);
 }
 
+// The child runs compiled, as the product's worker and the built CLI do (esbuild bundle, packages
+// external, like scripts/build.mjs); `--tsx` runs it from TypeScript instead (tsx's loader and
+// the transformed sources add ~60 MB of RSS).
+const fromSource = args.includes('--tsx');
+const childSource = path.join(here, 'bench-corpus-selection-child.ts');
+const childBuilt = path.join(here, '../dist/bench/bench-corpus-selection-child.mjs');
+if (!fromSource) {
+  const { build, stop } = await import('esbuild');
+  await build({
+    entryPoints: [childSource],
+    outfile: childBuilt,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20.19',
+    packages: 'external',
+    keepNames: true,
+    logLevel: 'warning',
+  }).finally(() => stop());
+}
+
 function runChild(args: string[]): Promise<Record<string, number | string>> {
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', path.join(here, 'bench-corpus-selection-child.ts'), ...args],
+      fromSource ? ['--import', 'tsx', childSource, ...args] : [childBuilt, ...args],
       { stdio: ['ignore', 'pipe', 'inherit'] },
     );
     let out = '';
@@ -63,7 +84,7 @@ try {
   const port = coords.portMap[80] ?? 80;
   const url = `http://${coords.subnet}.10:${port}/`;
   console.log(
-    `corpus selection bench: ${path.basename(archive)} against ${url}, ${rounds} round(s) of ${modes.join(' + ')}, Node ${process.version}, ${os.cpus().length} CPUs (shared)`,
+    `corpus selection bench: ${path.basename(archive)} against ${url}, ${rounds} round(s) of ${modes.join(' + ')}, ${fromSource ? 'from TypeScript (tsx)' : 'compiled (esbuild bundle)'}, Node ${process.version}, ${os.cpus().length} CPUs (shared)`,
   );
   const results: Record<string, number | string>[] = [];
   for (let i = 0; i < rounds; i++) {

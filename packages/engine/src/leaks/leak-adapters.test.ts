@@ -1,6 +1,6 @@
 import type http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHttp } from '../templates/test-helpers.ts';
+import { startHttp } from '../../test/template-helpers.ts';
 import { DehashedSource, HibpSource, LeakCheckSource } from './leak-adapters.ts';
 import { LeakCipher } from './leak-crypto.ts';
 import { runLeakStage } from './leak-stage.ts';

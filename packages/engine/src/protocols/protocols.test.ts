@@ -6,7 +6,7 @@ import tls from 'node:tls';
 import dnsPacket, { type Answer } from 'dns-packet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../test/helpers.ts';
-import { compileOrThrow, scanAll, tpl } from '../templates/test-helpers.ts';
+import { compileOrThrow, scanAll, tpl } from '../../test/template-helpers.ts';
 
 const ZONE: Record<string, Answer[]> = {
   'acme.test:A': [{ type: 'A', name: 'acme.test', ttl: 300, data: '127.0.1.10' }],

@@ -2,9 +2,9 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { tpl } from '../../test/template-helpers.ts';
 import { TemplateYamlCache } from './template-cache.ts';
 import { loadTemplates } from './template-loader.ts';
-import { tpl } from './test-helpers.ts';
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'perimeter-cache-test-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compileOrThrow, scanAll, startHttp, tpl } from '../../test/template-helpers.ts';
 import { clusterKey, clusterTemplates, memberCount } from './template-cluster.ts';
-import { compileOrThrow, scanAll, startHttp, tpl } from './test-helpers.ts';
 
 let srv: Awaited<ReturnType<typeof startHttp>>;
 const seen: string[] = [];

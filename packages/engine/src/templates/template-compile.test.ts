@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sharedDataset } from '../../test/helpers.ts';
+import { tpl } from '../../test/template-helpers.ts';
 import { compileTemplateSource } from './template-compile.ts';
 import { loadTemplates, validateTemplates } from './template-loader.ts';
-import { tpl } from './test-helpers.ts';
 
 const GOOD = `id: sample-template
 

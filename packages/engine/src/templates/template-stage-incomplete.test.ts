@@ -3,9 +3,9 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tpl, urlStageContext } from '../../test/template-helpers.ts';
 import type { ScanEvent } from '../pipeline/events.ts';
 import { createTemplateStage } from './template-stage.ts';
-import { tpl, urlStageContext } from './test-helpers.ts';
 
 // What the templates stage tells the pipeline when it could not run all of its work: the
 // `templates_incomplete` log (counts by reason) and the planned/completed counts of

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHttp } from '../templates/test-helpers.ts';
+import { startHttp } from '../../test/template-helpers.ts';
 import { NpmRegistry } from './npm-registry.ts';
 
 let srv: Awaited<ReturnType<typeof startHttp>>;

@@ -1,6 +1,6 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compileOrThrow, scanAll, tpl } from '../../templates/test-helpers.ts';
+import { compileOrThrow, scanAll, tpl } from '../../../test/template-helpers.ts';
 import { HttpClient } from './http-client.ts';
 import { canonicalHeaderName } from './http-response-collector.ts';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compileOrThrow, scanAll, startHttp, tpl } from '../../templates/test-helpers.ts';
+import { compileOrThrow, scanAll, startHttp, tpl } from '../../../test/template-helpers.ts';
 import type { HttpResponseData } from './http-client.ts';
 import { httpEventValues } from './http-parts.ts';
 

@@ -1,6 +1,6 @@
 import type http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compileOrThrow, scanAll, startHttp, tpl } from '../../templates/test-helpers.ts';
+import { compileOrThrow, scanAll, startHttp, tpl } from '../../../test/template-helpers.ts';
 
 let srv: Awaited<ReturnType<typeof startHttp>>;
 const seen: { url: string; headers: http.IncomingHttpHeaders; body: string }[] = [];

@@ -1,8 +1,8 @@
 import http from 'node:http';
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { compileOrThrow, scanAll, tpl } from '../../../test/template-helpers.ts';
 import type { CompiledTemplate } from '../../templates/template-types.ts';
-import { compileOrThrow, scanAll, tpl } from '../../templates/test-helpers.ts';
 import { HttpClient, type HttpRequestInit, InvalidRequestError } from './http-client.ts';
 import { RequestTimeoutError } from './http-request-guard.ts';
 import { encodeRequestTarget } from './http-url.ts';

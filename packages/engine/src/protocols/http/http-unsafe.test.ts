@@ -1,6 +1,6 @@
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { compileOrThrow, scanAll, tpl } from '../../templates/test-helpers.ts';
+import { compileOrThrow, scanAll, tpl } from '../../../test/template-helpers.ts';
 
 // `unsafe: true` raw requests (sent byte for byte over a socket, as nuclei's rawhttp does),
 // a `101 Switching Protocols` answer, and the engine's own scope (requests only to the

@@ -3,6 +3,7 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compileOrThrow, scanAll, startHttp, tpl } from '../../../test/template-helpers.ts';
 import {
   compileAnnotations,
   MAX_ANNOTATION_TIMEOUT_MS,
@@ -11,7 +12,6 @@ import {
 import { parseTarget, targetVariables } from '../../templates/target-variables.ts';
 import { compileTemplateSource } from '../../templates/template-compile.ts';
 import type { CompiledHttpRequest, RawHttpSpec } from '../../templates/template-types.ts';
-import { compileOrThrow, scanAll, startHttp, tpl } from '../../templates/test-helpers.ts';
 import { buildHttpRequest } from './http-executor.ts';
 
 /** A raw request template; `head` holds the annotation lines. */

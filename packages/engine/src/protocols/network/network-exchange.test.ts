@@ -1,6 +1,6 @@
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { compileOrThrow, scanAll, startHttp, tpl } from '../../templates/test-helpers.ts';
+import { compileOrThrow, scanAll, startHttp, tpl } from '../../../test/template-helpers.ts';
 
 // A network exchange reads in the middle (`read` + `name` on an input) and later inputs use
 // what was read, through internal extractors, as nuclei fills each input in only when its

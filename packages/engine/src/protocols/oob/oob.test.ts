@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compileOrThrow, scanAll, startHttp, tpl, urlStageContext } from '../../../test/template-helpers.ts';
 import type { ScanEvent } from '../../pipeline/events.ts';
 import type { StageContext } from '../../pipeline/stage.ts';
 import { createTemplateStage, OOB_NOT_CONFIGURED } from '../../templates/template-stage.ts';
-import { compileOrThrow, scanAll, startHttp, tpl, urlStageContext } from '../../templates/test-helpers.ts';
 import { MAX_OOB_WAIT_MS, OobCorrelator } from './oob-correlator.ts';
 import type { OobInteraction, OobProtocol, OobProvider } from './oob-types.ts';
 

@@ -4,7 +4,7 @@ import path from 'node:path';
 import tls from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../../test/helpers.ts';
-import { compileOrThrow, scanAll, tpl } from '../../templates/test-helpers.ts';
+import { compileOrThrow, scanAll, tpl } from '../../../test/template-helpers.ts';
 import { clientHello, jarmFingerprint, jarmHash, mungOrder, readServerHello } from './jarm.ts';
 
 describe('JARM building blocks (salesforce/jarm semantics)', () => {

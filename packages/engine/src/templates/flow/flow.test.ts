@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compileOrThrow, scanAll, startHttp, tpl } from '../test-helpers.ts';
+import { compileOrThrow, scanAll, startHttp, tpl } from '../../../test/template-helpers.ts';
 import { compileFlow, type FlowHost, runFlow } from './flow-interpreter.ts';
 import { parseFlow } from './flow-parser.ts';
 

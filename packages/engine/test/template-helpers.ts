@@ -1,15 +1,15 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { TemplateFinding } from '../findings/types.ts';
-import type { UrlAsset } from '../pipeline/events.ts';
-import { Inventory } from '../pipeline/inventory.ts';
-import type { ScanConfig } from '../pipeline/scan-config.ts';
-import type { StageContext } from '../pipeline/stage.ts';
-import { ScanCoverage, StageReport } from '../pipeline/stage-report.ts';
-import { defaultExecutors } from '../protocols/index.ts';
-import { compileTemplateSource } from './template-compile.ts';
-import { TemplateScanner, type TemplateScanOptions } from './template-scanner.ts';
-import type { CompiledTemplate } from './template-types.ts';
+import type { TemplateFinding } from '../src/findings/types.ts';
+import type { UrlAsset } from '../src/pipeline/events.ts';
+import { Inventory } from '../src/pipeline/inventory.ts';
+import type { ScanConfig } from '../src/pipeline/scan-config.ts';
+import type { StageContext } from '../src/pipeline/stage.ts';
+import { ScanCoverage, StageReport } from '../src/pipeline/stage-report.ts';
+import { defaultExecutors } from '../src/protocols/index.ts';
+import { compileTemplateSource } from '../src/templates/template-compile.ts';
+import { TemplateScanner, type TemplateScanOptions } from '../src/templates/template-scanner.ts';
+import type { CompiledTemplate } from '../src/templates/template-types.ts';
 
 export function compileOrThrow(yaml: string, options: { templatesDir?: string } = {}): CompiledTemplate {
   const r = compileTemplateSource(yaml, 'test.yaml', options);
