@@ -6,7 +6,14 @@ import { interpolate } from '../operators/dsl/dsl-interpolate.ts';
 import { runMatchers } from '../operators/matchers/matchers.ts';
 import type { OperatorEvent } from '../operators/operator-types.ts';
 import type { OobPending } from '../protocols/oob/oob-correlator.ts';
-import { markRequest, markValues, replaceMarkers } from '../protocols/oob/oob-markers.ts';
+import {
+  carriedIds,
+  interactionParts,
+  markRequest,
+  markValues,
+  type OobNames,
+  replaceMarkers,
+} from '../protocols/oob/oob-markers.ts';
 import type { OobInteraction } from '../protocols/oob/oob-types.ts';
 import { runFlow } from './flow/flow-interpreter.ts';
 import { payloadCombinations } from './payloads.ts';
@@ -66,7 +73,10 @@ interface DeferredResponse {
   bytes?: Record<string, Buffer>;
   defaultPart: string;
   extracted: string[];
+  /** The call-back ids its request sent. */
   ids: Set<string>;
+  /** The request's number in the run: its call-backs also fill `interactsh_*_<index>`, as `status_code_<index>`. */
+  index: number;
   interactions: OobInteraction[];
   matched: boolean;
 }
@@ -229,12 +239,8 @@ function oobPending(
         if (mine.length === 0) continue;
         d.interactions.push(...mine);
         for (const i of mine) {
-          // nuclei's parts: the protocol, the raw request (a DNS one lowercased), the raw response, the caller.
           const values = Object.create(d.values) as Record<string, DslValue>;
-          values.interactsh_protocol = i.protocol;
-          values.interactsh_request = i.protocol === 'dns' ? i.rawRequest.toLowerCase() : i.rawRequest;
-          values.interactsh_response = i.rawResponse;
-          values.interactsh_ip = i.remoteAddress;
+          Object.assign(values, interactionParts(i, d.index));
           const event: OperatorEvent = {
             values,
             defaultPart: d.defaultPart,
@@ -358,7 +364,7 @@ async function runBlock(
     let sent = req;
     let values: Variables = combo;
     // Out-of-band: every marker of this combination gets its own call-back name.
-    let ids: Set<string> | undefined;
+    let names: OobNames | undefined;
     if (oob) {
       const minted: string[] = [];
       const mint = () => {
@@ -367,21 +373,28 @@ async function runBlock(
         return `${id}.${oob.domain}`;
       };
       values = markValues(combo, mint);
+      const fromValues = minted.length;
       sent = markRequest(req, mint);
       if (req.oobOperators && minted.length + (state.oobIds?.length ?? 0) > 0)
-        ids = new Set([...(state.oobIds ?? []), ...minted]);
+        names = {
+          everywhere: [...(state.oobIds ?? []), ...minted.slice(0, fromValues)],
+          inRequest: minted.slice(fromValues),
+        };
     }
     const vars = Object.assign(layer, values);
     ops.vars = vars;
+    let nth = 0;
     try {
       for await (const resp of exec(sent, vars, ctx, state)) {
         counter.requests++;
         state.counter++;
+        nth++;
         if (state.counter <= MAX_HISTORY_REQUESTS) keepIndexedParts(state, template, resp);
         const event = ops.extract(resp, vars);
         if (ops.lastExtracted.length > 0) allExtracted.push(...ops.lastExtracted);
         last = { resp, vars };
-        if (ids) {
+        const ids = names && carriedIds(sent, nth - 1, names);
+        if (ids?.size) {
           // Its matchers read the call-backs: evaluated when they arrive.
           deferredAny = true;
           state.deferred ??= [];
@@ -402,6 +415,7 @@ async function runBlock(
             defaultPart: event.defaultPart,
             extracted: ops.lastExtracted === NONE ? [] : [...ops.lastExtracted],
             ids,
+            index: state.counter,
             interactions: [],
             matched: false,
           });
