@@ -100,7 +100,7 @@ export interface OobNames {
 export function carriedIds(sent: CompiledRequest, n: number, names: OobNames): Set<string> {
   const ids = new Set(names.everywhere);
   const spec = sent.protocol === 'http' ? sent.specs[n] : undefined;
-  if (!spec) {
+  if (sent.protocol !== 'http' || !spec) {
     for (const id of names.inRequest) ids.add(id);
     return ids;
   }
