@@ -43,6 +43,11 @@ let server: Awaited<ReturnType<typeof startHttp>>;
 beforeAll(async () => {
   server = await startHttp((req, res) => {
     const url = new URL(req.url ?? '/', 'http://x');
+    if (url.pathname === '/xss') {
+      res.setHeader('Content-Type', 'text/html');
+      res.end('<script>alert(document.domain)</script>');
+      return;
+    }
     if (url.pathname === '/b') {
       provider.push(url.searchParams.get('u') ?? '');
       res.setHeader('X-Interactsh-Version', '1.2.0');
@@ -68,6 +73,32 @@ const TWO_NAMES = (id: string, matchers: string) =>
     matchers:
 ${matchers}`,
     'high',
+  );
+
+const CORPUS_SHAPE = (first: string) =>
+  compileOrThrow(
+    tpl(
+      `oob-indexed-corpus-shape-${first.replace(/\W/g, '')}`,
+      `http:
+  - method: GET
+    path:
+      - "{{BaseURL}}/${first}"
+      - "{{BaseURL}}/b?u=nextchat.{{interactsh-url}}"
+    matchers-condition: or
+    matchers:
+      - type: dsl
+        dsl:
+          - contains(body_1, "<script>alert(document.domain)</script>")
+          - contains(header_1, "text/html")
+        condition: and
+      - type: dsl
+        dsl:
+          - contains(header_2,'X-Interactsh-Version')
+          - contains(interactsh_protocol_2,'dns')
+        condition: and
+`,
+      'critical',
+    ),
   );
 
 describe('indexed out-of-band parts', () => {
@@ -116,36 +147,22 @@ describe('indexed out-of-band parts', () => {
 
   it("decide like the corpus's CVE-2023-49785: the second request's header and call-back together", async () => {
     provider = new FakeProvider();
-    const t = compileOrThrow(
-      tpl(
-        'oob-indexed-corpus-shape',
-        `http:
-  - method: GET
-    path:
-      - "{{BaseURL}}/a?u=plain"
-      - "{{BaseURL}}/b?u=nextchat.{{interactsh-url}}"
-    matchers-condition: or
-    matchers:
-      - type: dsl
-        dsl:
-          - contains(body_1, "<script>alert(document.domain)</script>")
-          - contains(header_1, "text/html")
-        condition: and
-      - type: dsl
-        dsl:
-          - contains(header_2,'X-Interactsh-Version')
-          - contains(interactsh_protocol_2,'dns')
-        condition: and
-`,
-        'critical',
-      ),
-    );
+    const t = CORPUS_SHAPE('a');
     expect(t.oob).toBe(true);
     const { findings } = await scanAll([t], [server.url], {
       oob: { provider, waitMs: 3000, pollIntervalMs: 50 },
     });
     expect(findings).toHaveLength(1);
     expect(findings[0]?.matchedAt).toContain('/b?u=nextchat.');
+  });
+
+  it('match a request that sent no call-back name at once, without its parts (its other matcher)', async () => {
+    provider = new FakeProvider();
+    const { findings } = await scanAll([CORPUS_SHAPE('xss')], [server.url], {
+      oob: { provider, waitMs: 3000, pollIntervalMs: 50 },
+    });
+    // The first request's matcher fires; the second's (header_2 and the call-back) fires too.
+    expect(findings.map((f) => new URL(f.matchedAt).pathname).sort()).toEqual(['/b', '/xss']);
   });
 
   it('name the parts as nuclei does, a DNS request lowercased', () => {
