@@ -73,10 +73,10 @@ interface DeferredResponse {
   bytes?: Record<string, Buffer>;
   defaultPart: string;
   extracted: string[];
-  /** The call-back ids its request sent. */
   ids: Set<string>;
-  /** The request's number in the run: its call-backs also fill `interactsh_*_<index>`, as `status_code_<index>`. */
+  /** The request's number in the run, and the ids it sent: their call-backs also fill `interactsh_*_<index>`. */
   index: number;
+  sent: Set<string>;
   interactions: OobInteraction[];
   matched: boolean;
 }
@@ -240,7 +240,7 @@ function oobPending(
         d.interactions.push(...mine);
         for (const i of mine) {
           const values = Object.create(d.values) as Record<string, DslValue>;
-          Object.assign(values, interactionParts(i, d.index));
+          Object.assign(values, interactionParts(i, d.sent.has(i.id) ? d.index : undefined));
           const event: OperatorEvent = {
             values,
             defaultPart: d.defaultPart,
@@ -393,8 +393,7 @@ async function runBlock(
         const event = ops.extract(resp, vars);
         if (ops.lastExtracted.length > 0) allExtracted.push(...ops.lastExtracted);
         last = { resp, vars };
-        const ids = names && carriedIds(sent, nth - 1, names);
-        if (ids?.size) {
+        if (names) {
           // Its matchers read the call-backs: evaluated when they arrive.
           deferredAny = true;
           state.deferred ??= [];
@@ -414,8 +413,9 @@ async function runBlock(
             ...(event.bytes ? { bytes: event.bytes } : {}),
             defaultPart: event.defaultPart,
             extracted: ops.lastExtracted === NONE ? [] : [...ops.lastExtracted],
-            ids,
+            ids: new Set([...names.everywhere, ...names.inRequest]),
             index: state.counter,
+            sent: carriedIds(sent, nth - 1, names),
             interactions: [],
             matched: false,
           });

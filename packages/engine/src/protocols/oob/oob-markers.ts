@@ -95,7 +95,7 @@ export interface OobNames {
 /**
  * The ids a request's n-th response sent: the names every response carries, and the request's
  * own — for http those in its n-th path or raw request and in the headers and body all share,
- * for other protocols all of them. Empty: the response waits for no call-back.
+ * for other protocols all of them.
  */
 export function carriedIds(sent: CompiledRequest, n: number, names: OobNames): Set<string> {
   const ids = new Set(names.everywhere);
