@@ -105,6 +105,11 @@ describe.skipIf(!corpus)('nuclei community corpus', () => {
     const oob = loaded.templates.filter((t) => t.oob && folderOf(t.file) === 'http');
     console.log(`out-of-band http templates loaded: ${oob.length}`);
     expect(oob.length).toBeGreaterThanOrEqual(440);
+    // Those reading indexed call-back parts (`interactsh_protocol_2`) load too.
+    const indexed = oob.filter((t) => t.indexedParts.some((p) => /^interactsh_[a-z]+_\d+$/.test(p)));
+    expect(indexed.map((t) => t.id).sort()).toEqual(
+      expect.arrayContaining(['CVE-2023-49785', 'CVE-2023-50094']),
+    );
     expect(loaded.skipped.some((s) => /out-of-band|interactsh/.test(s.reason))).toBe(false);
   });
 

@@ -4,11 +4,12 @@ import type { TemplateFinding } from '../findings/types.ts';
 import type { DslValue } from '../operators/dsl/dsl-functions.ts';
 import type { OperatorEvent } from '../operators/operator-types.ts';
 import type { OobPending } from '../protocols/oob/oob-correlator.ts';
+import { interactionParts, markRequest, markValues, type OobNames } from '../protocols/oob/oob-markers.ts';
 import type { OobInteraction } from '../protocols/oob/oob-types.ts';
-import type { ProtocolResponse } from './run-types.ts';
+import type { ProtocolResponse, RunContext, Variables } from './run-types.ts';
 import { matchFindings } from './template-run-operators.ts';
 import type { TemplateRunState } from './template-runner.ts';
-import type { CompiledOperators, CompiledTemplate } from './template-types.ts';
+import type { CompiledOperators, CompiledRequest, CompiledTemplate } from './template-types.ts';
 
 /** A response sent with call-back names, kept until its call-backs arrive (or its wait ends). */
 export interface DeferredResponse {
@@ -20,8 +21,41 @@ export interface DeferredResponse {
   defaultPart: string;
   extracted: string[];
   ids: Set<string>;
+  /** The request's number in the run, and the ids it sent: their call-backs also fill `interactsh_*_<index>`. */
+  index: number;
+  sent: Set<string>;
   interactions: OobInteraction[];
   matched: boolean;
+}
+
+/**
+ * Gives every call-back marker of one payload combination its own name: in the payload values
+ * (they reach every response of the block) and in the request (only the response it was sent in
+ * fills the indexed `interactsh_*_<n>` parts). No names when the block's matchers read no call-back.
+ */
+export function markCallbackNames(
+  req: CompiledRequest,
+  combo: Variables,
+  oob: NonNullable<RunContext['oob']>,
+  state: TemplateRunState,
+): { sent: CompiledRequest; values: Variables; names: OobNames | undefined } {
+  const minted: string[] = [];
+  const mint = () => {
+    const id = oob.newId();
+    minted.push(id);
+    return `${id}.${oob.domain}`;
+  };
+  const values = markValues(combo, mint);
+  const fromValues = minted.length;
+  const sent = markRequest(req, mint);
+  const names =
+    req.oobOperators && minted.length + (state.oobIds?.length ?? 0) > 0
+      ? {
+          everywhere: [...(state.oobIds ?? []), ...minted.slice(0, fromValues)],
+          inRequest: minted.slice(fromValues),
+        }
+      : undefined;
+  return { sent, values, names };
 }
 
 const MAX_EVIDENCE_INTERACTIONS = 5;
@@ -58,12 +92,8 @@ export function oobPending(
         if (mine.length === 0) continue;
         d.interactions.push(...mine);
         for (const i of mine) {
-          // nuclei's parts: the protocol, the raw request (a DNS one lowercased), the raw response, the caller.
           const values = Object.create(d.values) as Record<string, DslValue>;
-          values.interactsh_protocol = i.protocol;
-          values.interactsh_request = i.protocol === 'dns' ? i.rawRequest.toLowerCase() : i.rawRequest;
-          values.interactsh_response = i.rawResponse;
-          values.interactsh_ip = i.remoteAddress;
+          Object.assign(values, interactionParts(i, d.sent.has(i.id) ? d.index : undefined));
           const event: OperatorEvent = {
             values,
             defaultPart: d.defaultPart,

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { TemplateFinding } from '../findings/types.ts';
 import { interpolate } from '../operators/dsl/dsl-interpolate.ts';
 import type { OobPending } from '../protocols/oob/oob-correlator.ts';
-import { markRequest, markValues, replaceMarkers } from '../protocols/oob/oob-markers.ts';
+import { carriedIds, replaceMarkers } from '../protocols/oob/oob-markers.ts';
 import { runFlow } from './flow/flow-interpreter.ts';
 import { payloadCombinations } from './payloads.ts';
 import { HostSkippedError } from './politeness.ts';
@@ -11,6 +11,7 @@ import { type ParsedTarget, parseTarget, targetVariables } from './target-variab
 import {
   type DeferredResponse,
   MAX_DEFERRED_PER_RUN,
+  markCallbackNames,
   oobPending,
   snapshotValues,
 } from './template-run-oob.ts';
@@ -113,24 +114,13 @@ async function runBlock(
   // built over it share one hidden class and lookups stay fast.
   const layer = Object.create(state.history) as Variables;
   outer: for (const combo of payloadCombinations(req.payloads, req.attack)) {
-    let sent = req;
-    let values: Variables = combo;
     // Out-of-band: every marker of this combination gets its own call-back name.
-    let ids: Set<string> | undefined;
-    if (oob) {
-      const minted: string[] = [];
-      const mint = () => {
-        const id = oob.newId();
-        minted.push(id);
-        return `${id}.${oob.domain}`;
-      };
-      values = markValues(combo, mint);
-      sent = markRequest(req, mint);
-      if (req.oobOperators && minted.length + (state.oobIds?.length ?? 0) > 0)
-        ids = new Set([...(state.oobIds ?? []), ...minted]);
-    }
+    const { sent, values, names } = oob
+      ? markCallbackNames(req, combo, oob, state)
+      : { sent: req, values: combo, names: undefined };
     const vars = Object.assign(layer, values);
     ops.vars = vars;
+    let nth = 0;
     try {
       // for-await by hand: a protocol that knows it has nothing left says so (isDrained), which
       // saves an await per payload combination.
@@ -143,11 +133,12 @@ async function runBlock(
           const resp = step.value;
           counter.requests++;
           state.counter++;
+          nth++;
           if (state.counter <= MAX_HISTORY_REQUESTS) keepIndexedParts(state, template, resp);
           const event = ops.extract(resp, vars);
           if (ops.lastExtracted.length > 0) allExtracted.push(...ops.lastExtracted);
           last = resp;
-          if (ids) {
+          if (names) {
             // Its matchers read the call-backs: evaluated when they arrive.
             deferredAny = true;
             state.deferred ??= [];
@@ -167,7 +158,9 @@ async function runBlock(
               ...(event.bytes ? { bytes: event.bytes } : {}),
               defaultPart: event.defaultPart,
               extracted: ops.lastExtracted === NONE ? [] : [...ops.lastExtracted],
-              ids,
+              ids: new Set([...names.everywhere, ...names.inRequest]),
+              index: state.counter,
+              sent: carriedIds(sent, nth - 1, names),
               interactions: [],
               matched: false,
             });

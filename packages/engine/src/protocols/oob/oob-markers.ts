@@ -1,5 +1,6 @@
 import type { Variables } from '../../templates/run-types.ts';
 import type { CompiledRequest } from '../../templates/template-types.ts';
+import type { OobInteraction } from './oob-types.ts';
 
 /**
  * The out-of-band marker. As nuclei does, each occurrence becomes its own call-back name
@@ -83,4 +84,48 @@ export function markValues(values: Variables, mint: () => string): Variables {
     out[k] = replaceMarkers(v, mint);
   }
   return out ?? values;
+}
+
+/** A combination's call-back names: those in its payload values and the template's variables, and those written in the request. */
+export interface OobNames {
+  everywhere: readonly string[];
+  inRequest: readonly string[];
+}
+
+/**
+ * The ids a request's n-th response sent: the names every response carries, and the request's
+ * own — for http those in its n-th path or raw request and in the headers and body all share,
+ * for other protocols all of them.
+ */
+export function carriedIds(sent: CompiledRequest, n: number, names: OobNames): Set<string> {
+  const ids = new Set(names.everywhere);
+  const spec = sent.protocol === 'http' ? sent.specs[n] : undefined;
+  if (sent.protocol !== 'http' || !spec) {
+    for (const id of names.inRequest) ids.add(id);
+    return ids;
+  }
+  const texts = [
+    spec.kind === 'path' ? spec.path : spec.text,
+    ...Object.values(sent.headers),
+    sent.body ?? '',
+  ];
+  for (const id of names.inRequest) if (texts.some((t) => t.includes(id))) ids.add(id);
+  return ids;
+}
+
+/**
+ * nuclei's parts of one call-back: the protocol, the raw request (a DNS one lowercased), the raw
+ * response and the caller. With `index`, also under the indexed names (`interactsh_protocol_2`)
+ * of the request that sent the call-back's name, as `status_code_2` names that request's status.
+ */
+export function interactionParts(i: OobInteraction, index?: number): Record<string, string> {
+  const parts: Record<string, string> = {
+    interactsh_protocol: i.protocol,
+    interactsh_request: i.protocol === 'dns' ? i.rawRequest.toLowerCase() : i.rawRequest,
+    interactsh_response: i.rawResponse,
+    interactsh_ip: i.remoteAddress,
+  };
+  if (index === undefined) return parts;
+  for (const [k, v] of Object.entries(parts)) parts[`${k}_${index}`] = v;
+  return parts;
 }
