@@ -1,17 +1,8 @@
-import { Chip, type ChipProps } from '@mui/material';
+import { Chip } from '@mui/material';
 import type { TEvent, TSeverity } from '@perimeter/contracts';
 import { useTranslation } from 'react-i18next';
+import { SEVERITY_COLOR } from '../../../components/ui/severity-color.ts';
 import { useDateFormat } from '../../auth/index.ts';
-
-/** Chip colours per severity group (theme palette, so both themes read), most severe first. */
-const SEVERITY_COLOR: Record<TSeverity, ChipProps['color']> = {
-  critical: 'error',
-  high: 'warning',
-  medium: 'secondary',
-  low: 'info',
-  informational: 'default',
-  unknown: 'default',
-};
 
 export function SeverityChip({ severity }: { severity: TSeverity }) {
   const { t } = useTranslation();

@@ -18,9 +18,9 @@ import {
 import { SEVERITIES, type TReport } from '@perimeter/contracts';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
+import { SEVERITY_COLOR } from '../../../components/ui/severity-color.ts';
 import { paths } from '../../../config/paths.ts';
 import { ReportNotices } from '../../intel/index.ts';
-import { SEVERITY_COLOR } from './severity.ts';
 
 const CHANGE_KINDS = ['new', 'fixed', 'regressed'] as const;
 /** How many findings each "what changed" column lists; the events tabs show the rest. */

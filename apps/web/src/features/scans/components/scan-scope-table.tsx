@@ -19,8 +19,8 @@ import type { TScan, TScopeItem, TSeverity } from '@perimeter/contracts';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { QueryState } from '../../../components/feedback/query-state.tsx';
+import { SEVERITY_COLOR } from '../../../components/ui/severity-color.ts';
 import { SCOPE_PAGE_SIZE, useGetScanScopeQuery } from '../api/get-scan-scope.ts';
-import { SEVERITY_COLOR } from './severity.ts';
 
 export const SCOPE_FILTER_DEBOUNCE_MS = 300;
 /** While the scan runs its scope grows: re-read the page now and then. */
