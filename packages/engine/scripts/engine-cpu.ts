@@ -16,9 +16,14 @@ import {
   type HttpResponseData,
 } from '../src/protocols/http/http-client.ts';
 import { defaultExecutors } from '../src/protocols/index.ts';
-import { compileTemplateSource } from '../src/templates/template-compile.ts';
 import { type TemplateJob, TemplateScanner } from '../src/templates/template-scanner.ts';
-import { measure as measureCpu, type Rate, rawLoop, startLabProcess } from './findings-bench.ts';
+import {
+  measure as measureCpu,
+  type Rate,
+  rawLoop,
+  startLabProcess,
+  throughputTemplate,
+} from './findings-bench.ts';
 
 interface Figures extends Rate {
   /** Young-generation collections per 1,000 requests (their count tracks the bytes allocated). */
@@ -52,16 +57,6 @@ const concurrency = 64;
 const perJob = 150;
 const requests = concurrency * perJob;
 
-function template(n: number) {
-  const values = Array.from({ length: n }, (_v, i) => `"${i}"`).join(', ');
-  const r = compileTemplateSource(
-    `id: bench-throughput\ninfo:\n  name: bench\n  severity: info\nhttp:\n  - path: ["{{BaseURL}}/?n={{n}}"]\n    payloads:\n      n: [${values}]\n    matchers-condition: and\n    matchers:\n      - type: word\n        words: ["Acme"]\n      - type: status\n        status: [200]\n`,
-    'bench.yaml',
-  );
-  if (r.status !== 'ok') throw new Error('bench template invalid');
-  return r.template;
-}
-
 class StubClient extends HttpClient {
   private readonly body = Buffer.from(
     `<!doctype html><html><head><title>Acme</title></head><body>${'Acme corp '.repeat(60)}</body></html>`,
@@ -87,7 +82,7 @@ class StubClient extends HttpClient {
 }
 
 async function engine(url: string, perJob: number, stub: boolean) {
-  const t = template(perJob);
+  const t = throughputTemplate(perJob);
   return measure(async () => {
     const scanner = new TemplateScanner(defaultExecutors, {
       rateLimit: 0,

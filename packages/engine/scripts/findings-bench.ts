@@ -84,7 +84,8 @@ export function rawLoop(origin: string, concurrency: number, requests: number): 
   });
 }
 
-function throughputTemplate(n: number): CompiledTemplate {
+/** The throughput benches' template: one GET per payload value, a word and a status matcher. */
+export function throughputTemplate(n: number): CompiledTemplate {
   const values = Array.from({ length: n }, (_v, i) => `"${i}"`).join(', ');
   const r = compileTemplateSource(
     `id: bench-throughput\ninfo:\n  name: bench\n  severity: info\nhttp:\n  - path: ["{{BaseURL}}/?n={{n}}"]\n    payloads:\n      n: [${values}]\n    matchers-condition: and\n    matchers:\n      - type: word\n        words: ["Acme"]\n      - type: status\n        status: [200]\n`,
