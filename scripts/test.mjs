@@ -18,6 +18,8 @@ mkdirSync(reportDir, { recursive: true });
 const isCi = process.env.CI === 'true';
 const totals = { passed: 0, failed: 0, skipped: 0 };
 const failedPhases = [];
+/** What failed or was skipped, repeated at the very end so the tail of a CI log names it. */
+const problems = [];
 
 function vitest(phase, args, env = {}) {
   console.log(`\n=== ${phase} ===`);
@@ -36,8 +38,41 @@ function vitest(phase, args, env = {}) {
     totals.failed += json.numFailedTests;
     totals.skipped += json.numPendingTests + json.numTodoTests;
     reportFailed = !json.success || json.numFailedTests > 0 || json.numFailedTestSuites > 0;
+    problems.push(...problemsOf(phase, json));
   }
   if (result.status !== 0 || reportFailed) failedPhases.push(phase);
+}
+
+const firstLines = (text, n) =>
+  String(text ?? '')
+    .split('\n')
+    .filter((l) => l.trim())
+    .slice(0, n)
+    .map((l) => `      ${l.trim().slice(0, 300)}`);
+
+/** Failed files (a hook or an import that threw), failed tests and skipped tests of a Vitest JSON report. */
+function problemsOf(phase, json) {
+  const out = [];
+  for (const file of json.testResults ?? []) {
+    const name = path.relative(root, file.name);
+    const failedTests = (file.assertionResults ?? []).some((t) => t.status === 'failed');
+    // A hook that threw leaves its tests skipped and no message in the report (the log above has it).
+    if (file.status === 'failed' && !failedTests)
+      out.push(
+        `  [${phase}] FILE FAILED ${name} (an import or a hook threw: see above)`,
+        ...firstLines(file.message, 4),
+      );
+    for (const t of file.assertionResults ?? []) {
+      if (t.status === 'failed')
+        out.push(
+          `  [${phase}] FAILED ${name} > ${t.fullName}`,
+          ...firstLines(t.failureMessages?.join('\n'), 4),
+        );
+      else if (t.status !== 'passed')
+        out.push(`  [${phase}] ${t.status.toUpperCase()} ${name} > ${t.fullName}`);
+    }
+  }
+  return out;
 }
 
 function check(phase, command, args) {
@@ -65,6 +100,7 @@ if (externalUrl) {
 const e2eConfig = path.join(root, 'apps/web/e2e/vitest.config.ts');
 if (existsSync(e2eConfig)) vitest('browser journeys', ['--config', e2eConfig]);
 
+if (problems.length) console.log(`\nFailed, skipped or not run:\n${problems.join('\n')}`);
 console.log(`\nPhases failed: ${failedPhases.length ? failedPhases.join(', ') : 'none'}`);
 console.log(`${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
 process.exit(failedPhases.length ? 1 : 0);

@@ -148,7 +148,7 @@ describe('plan limits', () => {
   let lab: Lab;
   let boss: PgBoss;
   beforeAll(async () => {
-    lab = await startLab({ subnet: '127.0.153', dnsPort: 0 });
+    lab = await startLab({ subnet: '127.0.89', dnsPort: 0 });
     t = await createTestApp(labEnv(lab));
     boss = await startQueue(t.databaseUrl, createLogger('silent'));
   });
@@ -167,11 +167,11 @@ describe('plan limits', () => {
     expect(second.status).toBe(403);
     expect(second.body.detail).toMatch(/Trial scan plan allows 1 domain/);
     const ips = await api.post<{ detail: string }>('/main/user_target/add_targets', {
-      targets: ['127.0.153.0/24'],
+      targets: ['127.0.89.0/24'],
     });
     expect(ips.status).toBe(403);
     expect(ips.body.detail).toMatch(/100 external IP addresses/);
-    expect((await api.post('/main/user_target/add_targets', { targets: ['127.0.153.0/26'] })).status).toBe(
+    expect((await api.post('/main/user_target/add_targets', { targets: ['127.0.89.0/26'] })).status).toBe(
       201,
     );
     const targets = await api.get<ByType>('/main/user_target/get_targets');

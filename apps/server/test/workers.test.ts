@@ -19,7 +19,7 @@ let targetId: string;
 let txtValue: string;
 
 beforeAll(async () => {
-  lab = await startLab({ subnet: '127.0.152', dnsPort: 0 });
+  lab = await startLab({ subnet: '127.0.90', dnsPort: 0 });
   t = await createTestApp(labEnv(lab));
   // The queue without workers at first: jobs wait until the test registers them.
   boss = await startQueue(t.databaseUrl, createLogger('silent'));

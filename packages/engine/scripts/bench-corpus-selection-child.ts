@@ -16,6 +16,20 @@ import {
 
 const [dir, url, mode, cacheDir] = process.argv.slice(2) as [string, string, 'default' | 'all', string];
 const started = performance.now();
+// BENCH_MEMORY=<ms> (1 = every second): the heap and RSS from the start, load included, on
+// stderr; BENCH_HEAP_SNAPSHOT=<file>: a heap snapshot BENCH_HEAP_SNAPSHOT_AT seconds in (45).
+const sampleMs = Number(process.env.BENCH_MEMORY ?? 0);
+const sampler = sampleMs
+  ? setInterval(
+      () => {
+        const m = process.memoryUsage();
+        console.error(
+          `t ${((performance.now() - started) / 1000).toFixed(1)} s heap ${(m.heapUsed / 1048576).toFixed(0)} MB rss ${(m.rss / 1048576).toFixed(0)} MB`,
+        );
+      },
+      sampleMs === 1 ? 1000 : sampleMs,
+    )
+  : undefined;
 const loaded = await loadTemplates(dir, { cacheDir });
 const loadMs = performance.now() - started;
 const http = loaded.templates.filter((t) => t.protocols.has('http'));
@@ -27,16 +41,6 @@ const selected =
         excludeTags: [...DEFAULT_EXCLUDED_TAGS, ...ignore.tags],
         excludeFiles: ignore.files,
       });
-// BENCH_MEMORY=1: the heap and RSS every second on stderr; BENCH_HEAP_SNAPSHOT=<file>: a heap
-// snapshot at the scan's largest heap so far past its middle (for a look at what it holds).
-const sampler = process.env.BENCH_MEMORY
-  ? setInterval(() => {
-      const m = process.memoryUsage();
-      console.error(
-        `t ${((performance.now() - started) / 1000).toFixed(0)} s heap ${(m.heapUsed / 1048576).toFixed(0)} MB rss ${(m.rss / 1048576).toFixed(0)} MB`,
-      );
-    }, 1000)
-  : undefined;
 if (process.env.BENCH_HEAP_SNAPSHOT) {
   const file = process.env.BENCH_HEAP_SNAPSHOT;
   setTimeout(

@@ -19,14 +19,14 @@ import { collectScan } from './scan-events.ts';
 /**
  * Honest completion: a stage ended by its watchdog or time limit, or one that could not finish
  * its checks, makes the scan partial with what was skipped and why. No lab: a DNS server on
- * 127.0.210.53 that never answers stands for a resolver under load.
+ * 127.0.91.53 that never answers stands for a resolver under load.
  */
 let silent: dgram.Socket;
 let templatesDir: string;
 beforeAll(async () => {
   silent = dgram.createSocket('udp4');
   silent.on('message', () => {});
-  await new Promise<void>((r) => silent.bind(0, '127.0.210.53', () => r()));
+  await new Promise<void>((r) => silent.bind(0, '127.0.91.53', () => r()));
   templatesDir = mkdtempSync(path.join(tmpdir(), 'perimeter-partial-'));
   copyFileSync(
     path.join(BUILTIN_TEMPLATES_DIR, 'dns/dmarc-policy-none.yaml'),
@@ -39,8 +39,8 @@ afterAll(() => {
 });
 
 const config = (extra: Partial<ScanConfig>): ScanConfig => ({
-  dns: { servers: [`127.0.210.53:${silent.address().port}`], timeoutMs: 150, retries: 0 },
-  scope: { allowPrivate: true, allow: ['127.0.210.0/24'] },
+  dns: { servers: [`127.0.91.53:${silent.address().port}`], timeoutMs: 150, retries: 0 },
+  scope: { allowPrivate: true, allow: ['127.0.91.0/24'] },
   discovery: { bruteforce: false, axfr: false },
   ports: { list: [1] },
   ...extra,
@@ -63,7 +63,7 @@ describe('honest completion', () => {
     };
     const coverage = new ScanCoverage();
     const r = await collectScan(
-      scan('127.0.210.1', config({ watchdogMs: 300, extraStages: [stuck] }), { coverage }),
+      scan('127.0.91.1', config({ watchdogMs: 300, extraStages: [stuck] }), { coverage }),
     );
     expect(r.summary?.partial).toBe(true);
     const stage = r.summary?.stages.find((s) => s.name === 'dns-checks');
@@ -96,7 +96,7 @@ describe('honest completion', () => {
         }
       },
     };
-    const r = await collectScan(scan('127.0.210.1', config({ extraStages: [slow] })));
+    const r = await collectScan(scan('127.0.91.1', config({ extraStages: [slow] })));
     const stage = r.summary?.stages.find((s) => s.name === 'ports-deep');
     expect(stage).toMatchObject({ status: 'timeout', reason: 'time limit 300 ms reached', partial: true });
     expect(stage?.ran).toBeGreaterThan(0);
@@ -108,7 +108,7 @@ describe('honest completion', () => {
   });
 
   it('a scan where every stage finished is not partial', async () => {
-    const r = await collectScan(scan('127.0.210.1', config({ extraStages: [] })));
+    const r = await collectScan(scan('127.0.91.1', config({ extraStages: [] })));
     expect(r.summary?.partial).toBe(false);
     expect(r.summary?.stages.every((s) => !s.partial && s.skipped.length === 0)).toBe(true);
   });
@@ -152,7 +152,7 @@ describe('honest completion', () => {
       bin,
       'partial.test',
       '--dns-server',
-      `127.0.210.53:${silent.address().port}`,
+      `127.0.91.53:${silent.address().port}`,
       '--resources-only',
       '--ports',
       '1',
@@ -177,7 +177,7 @@ describe('honest completion', () => {
       return r.template;
     });
     const scanner = new TemplateScanner(defaultExecutors, {
-      dnsServers: [{ host: '127.0.210.53', port: silent.address().port }],
+      dnsServers: [{ host: '127.0.91.53', port: silent.address().port }],
       timeoutMs: 150,
       concurrency: 1,
       hostErrorBudget: 1,

@@ -8,8 +8,8 @@ import { expandLog4j, hostInHeader, ldapLookupMessages } from '../src/oob-servic
 import { type Lab, startLab } from '../src/start-lab.ts';
 
 // The lab's call-back services against a tiny recorder standing in for the interaction
-// server: DNS on 127.0.252.1 (the zone delegated to it by the lab's DNS), HTTP and LDAP on
-// 127.0.252.2. Each service calls back exactly when exploited — into the zone, on loopback.
+// server: DNS on 127.0.94.1 (the zone delegated to it by the lab's DNS), HTTP and LDAP on
+// 127.0.94.2. Each service calls back exactly when exploited — into the zone, on loopback.
 
 const ZONE = 'oob.recorder.test';
 const ID = 'c0ffee0000000000000000000000000001';
@@ -33,7 +33,7 @@ beforeAll(async () => {
     const name = (q.questions?.[0]?.name ?? '').toLowerCase();
     seen.dns.push(name);
     // `far.` names point outside loopback: a lab service must not connect there.
-    const address = name.startsWith('far.') ? '192.0.2.7' : '127.0.252.2';
+    const address = name.startsWith('far.') ? '192.0.2.7' : '127.0.94.2';
     const answer = dnsPacket.encode({
       id: q.id,
       type: 'response',
@@ -43,12 +43,12 @@ beforeAll(async () => {
     });
     udp.send(answer, rinfo.port, rinfo.address);
   });
-  await new Promise<void>((resolve) => udp.bind(0, '127.0.252.1', resolve));
+  await new Promise<void>((resolve) => udp.bind(0, '127.0.94.1', resolve));
   httpServer = http.createServer((req, res) => {
     seen.http.push({ path: req.url ?? '', host: req.headers.host ?? '' });
     res.end('recorded');
   });
-  await new Promise<void>((resolve) => httpServer.listen(0, '127.0.252.2', resolve));
+  await new Promise<void>((resolve) => httpServer.listen(0, '127.0.94.2', resolve));
   ldapServer = net.createServer((s) => {
     s.on('error', () => {});
     s.once('data', (d) => {
@@ -56,14 +56,14 @@ beforeAll(async () => {
       s.end();
     });
   });
-  await new Promise<void>((resolve) => ldapServer.listen(0, '127.0.252.2', resolve));
+  await new Promise<void>((resolve) => ldapServer.listen(0, '127.0.94.2', resolve));
   lab = await startLab({
     subnet: '127.0.253',
     dnsHost: '127.0.253.1',
     dnsPort: 0,
     oob: {
       zone: ZONE,
-      nameserver: { host: '127.0.252.1', port: udp.address().port },
+      nameserver: { host: '127.0.94.1', port: udp.address().port },
       httpPort: (httpServer.address() as net.AddressInfo).port,
       ldapPort: (ldapServer.address() as net.AddressInfo).port,
     },

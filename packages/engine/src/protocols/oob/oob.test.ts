@@ -37,7 +37,7 @@ class FakeProvider implements OobProvider {
     this.recorded.push({
       id,
       protocol,
-      remoteAddress: '127.0.252.1',
+      remoteAddress: '127.0.92.1',
       at,
       rawRequest:
         protocol === 'dns' ? `;${name.toUpperCase()}.\tIN\tA` : `GET / HTTP/1.1\r\nHost: ${name}\r\n\r\n`,
@@ -96,7 +96,7 @@ beforeAll(async () => {
       return;
     }
     res.end('ok');
-  }, '127.0.252.1');
+  }, '127.0.92.1');
 });
 
 afterAll(async () => {
@@ -257,7 +257,7 @@ describe('templates stage and out-of-band templates', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   const contextFor = (config: StageContext['config']) =>
-    urlStageContext(server.url, '127.0.252.1', server.port, config);
+    urlStageContext(server.url, '127.0.92.1', server.port, config);
 
   async function runStage(ctx: StageContext) {
     const stage = createTemplateStage({ dirs: [dir], noBuiltin: true, rateLimit: 0, timeoutMs: 3000 });

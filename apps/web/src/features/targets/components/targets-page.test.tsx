@@ -53,7 +53,7 @@ const typo = extended('22222222-2222-4222-8222-222222222222', 'acme.tset', {
   verified_at: null,
   status: 'unverified',
 });
-const net = extended('33333333-3333-4333-8333-333333333333', '127.0.215.0/28', {
+const net = extended('33333333-3333-4333-8333-333333333333', '127.0.93.0/28', {
   target_type: 'network',
   main_domain: null,
   ip_count: 16,
