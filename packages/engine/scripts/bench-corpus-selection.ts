@@ -9,7 +9,7 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
@@ -50,11 +50,17 @@ if (!fromSource) {
   }).finally(() => stop());
 }
 
+// The child gets the Node flags the CLI runs with (the heap limit on the first line of
+// bin/perimeter-scan.mjs); NODE_OPTIONS still adds others.
+const cliFlags = (readFileSync(path.join(here, '../bin/perimeter-scan.mjs'), 'utf8').split('\n')[0] ?? '')
+  .split(/\s+/)
+  .filter((a) => a.startsWith('--'));
+
 function runChild(args: string[]): Promise<Record<string, number | string>> {
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      fromSource ? ['--import', 'tsx', childSource, ...args] : [childBuilt, ...args],
+      [...cliFlags, ...(fromSource ? ['--import', 'tsx', childSource] : [childBuilt]), ...args],
       { stdio: ['ignore', 'pipe', 'inherit'] },
     );
     let out = '';
@@ -84,7 +90,7 @@ try {
   const port = coords.portMap[80] ?? 80;
   const url = `http://${coords.subnet}.10:${port}/`;
   console.log(
-    `corpus selection bench: ${path.basename(archive)} against ${url}, ${rounds} round(s) of ${modes.join(' + ')}, ${fromSource ? 'from TypeScript (tsx)' : 'compiled (esbuild bundle)'}, Node ${process.version}, ${os.cpus().length} CPUs (shared)`,
+    `corpus selection bench: ${path.basename(archive)} against ${url}, ${rounds} round(s) of ${modes.join(' + ')}, ${fromSource ? 'from TypeScript (tsx)' : 'compiled (esbuild bundle)'} with the CLI's flags (${cliFlags.join(' ') || 'none'}), Node ${process.version}, ${os.cpus().length} CPUs (shared)`,
   );
   const results: Record<string, number | string>[] = [];
   for (let i = 0; i < rounds; i++) {

@@ -1,4 +1,6 @@
 import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { Lab } from '@perimeter/lab';
@@ -21,6 +23,29 @@ describe('perimeter-scan CLI', () => {
   it('prints usage', async () => {
     const { stdout } = await run(process.execPath, [BIN, '--help'], { cwd: REPO_ROOT });
     expect(stdout).toContain('usage: perimeter-scan <target...>');
+  }, 60_000);
+
+  it('runs, as installed (through its first line), with its heap limited to 256 MB of old space', async () => {
+    // A preload script reports the limit V8 was given; NODE_OPTIONS adds it without changing the flags.
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'perimeter-cli-heap-'));
+    const preload = path.join(dir, 'heap.cjs');
+    writeFileSync(
+      preload,
+      "process.stderr.write('heap-limit ' + require('node:v8').getHeapStatistics().heap_size_limit / 1048576 + '\\n');",
+    );
+    try {
+      const { stdout, stderr } = await run(BIN, ['--help'], {
+        cwd: REPO_ROOT,
+        env: { ...process.env, NODE_OPTIONS: `--require ${preload}` },
+      });
+      expect(stdout).toContain('usage: perimeter-scan');
+      // The old space plus the young generation; Node's own default here is several GB.
+      const limit = Number(/heap-limit ([\d.]+)/.exec(stderr)?.[1]);
+      expect(limit).toBeGreaterThanOrEqual(256);
+      expect(limit).toBeLessThan(400);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   }, 60_000);
 
   it('rejects unknown options with status 2', async () => {
