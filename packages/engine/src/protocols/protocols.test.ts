@@ -81,17 +81,33 @@ let tlsServer: tls.Server | undefined;
 let tlsPort = 0;
 
 beforeAll(async () => {
-  udp = dgram.createSocket('udp4');
-  await new Promise<void>((resolve) => udp.bind(0, '127.0.0.1', resolve));
-  dnsPort = (udp.address() as AddressInfo).port;
-  udp.on('message', (msg, rinfo) => udp.send(answer(dnsPacket.decode(msg)), rinfo.port, rinfo.address));
   tcpDns = net.createServer((sock) => {
     sock.on('data', (buf) => {
       const q = dnsPacket.decode(buf.subarray(2));
       sock.end(dnsPacket.streamEncode(dnsPacket.decode(answer(q))));
     });
   });
-  await new Promise<void>((resolve) => tcpDns.listen(dnsPort, '127.0.0.1', resolve));
+  // DNS on UDP and TCP of one port: the free UDP port the system picks may be taken on TCP by
+  // another test's socket (a listen error left this hook hanging until its time-out): try another.
+  for (let attempt = 1; ; attempt++) {
+    udp = dgram.createSocket('udp4');
+    await new Promise<void>((resolve) => udp.bind(0, '127.0.0.1', resolve));
+    dnsPort = (udp.address() as AddressInfo).port;
+    try {
+      await new Promise<void>((resolve, reject) => {
+        tcpDns.once('error', reject);
+        tcpDns.listen(dnsPort, '127.0.0.1', () => {
+          tcpDns.off('error', reject);
+          resolve();
+        });
+      });
+      break;
+    } catch (err) {
+      await new Promise<void>((resolve) => udp.close(() => resolve()));
+      if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE' || attempt >= 20) throw err;
+    }
+  }
+  udp.on('message', (msg, rinfo) => udp.send(answer(dnsPacket.decode(msg)), rinfo.port, rinfo.address));
 
   banner = net.createServer((sock) => {
     sock.write('220 (vsFTPd 2.3.4)\r\n');
@@ -122,9 +138,9 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  udp.close();
-  await new Promise((r) => tcpDns.close(r));
-  await new Promise((r) => banner.close(r));
+  udp?.close();
+  await new Promise((r) => tcpDns?.close(r));
+  await new Promise((r) => banner?.close(r));
   if (tlsServer) await new Promise((r) => tlsServer?.close(r));
 });
 
