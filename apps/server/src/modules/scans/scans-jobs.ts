@@ -310,21 +310,9 @@ async function claimScan(
   scanId: string,
 ): Promise<{ row: repo.ScanRow; targets: TargetRow[] } | undefined> {
   const db = ctx.db;
-  const row = await repo.transition(
-    db,
-    { id: scanId, from: ['pending', 'running'] },
-    { status: 'running', heartbeatAt: new Date(), message: null },
-  );
+  const row = await repo.claim(db, scanId);
   if (!row) return undefined; // cancelled (or finished) before a worker took it
-  ctx.logger.info({ scanId, attempt: row.attempts + 1 }, 'scan started');
-  await repo.transition(
-    db,
-    { id: scanId, from: ['running'] },
-    {
-      startedAt: row.startedAt ?? new Date(),
-      attempts: row.attempts + 1,
-    },
-  );
+  ctx.logger.info({ scanId, attempt: row.attempts }, 'scan started');
   const targets = (await repo.scanTargetRows(db, [scanId])).map((r) => r.target);
   for (const t of targets) {
     let problem: string | null;

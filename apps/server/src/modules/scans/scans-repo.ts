@@ -56,6 +56,26 @@ export async function transition(
   return row;
 }
 
+/**
+ * A worker takes the scan: pending or running → running, one more attempt, started now unless it
+ * started before — one statement, so a worker killed right after taking it has counted its attempt.
+ */
+export async function claim(db: DbOrTx, id: string): Promise<ScanRow | undefined> {
+  const [row] = await db
+    .update(scans)
+    .set({
+      status: 'running',
+      heartbeatAt: new Date(),
+      message: null,
+      attempts: sql`${scans.attempts} + 1`,
+      startedAt: sql`coalesce(${scans.startedAt}, now())`,
+      updatedAt: new Date(),
+    })
+    .where(and(eq(scans.id, id), inArray(scans.status, ['pending', 'running'])))
+    .returning();
+  return row;
+}
+
 /** Scans started (queued) since the first day of this month, UTC. */
 export async function countStartedThisMonth(db: DbOrTx, userId: string): Promise<number> {
   const [row] = await db
