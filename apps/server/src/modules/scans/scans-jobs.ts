@@ -27,6 +27,7 @@ import { templateSelection } from '../templates/templates-fns.ts';
 import { type ScanTemplateSets, scanTemplateSets } from '../templates/templates-service.ts';
 import { fixRuleOf, ScanAccumulator, stageList, subdomainLimitMessage, summaryFields } from './scans-fns.ts';
 import { PgLeakSource, PgVulnStore } from './scans-intel-repo.ts';
+import * as reaperRepo from './scans-reaper-repo.ts';
 import * as repo from './scans-repo.ts';
 
 /**
@@ -115,11 +116,15 @@ async function failScan(ctx: AppContext, scanId: string, reason: string): Promis
 
 /**
  * A worker that dies mid-scan leaves its job active until the lease runs out; the scan's
- * heartbeat (written every second) shows it much sooner. Failing the job hands it to pg-boss's
+ * heartbeat (written every second) shows it much sooner, and a job fetched but never taken (the
+ * worker died in between) shows by its scan still pending. Failing the job hands it to pg-boss's
  * retry; when no retry is left, or the job already ended without the scan, the scan fails.
  */
 export async function reapStaleScans(ctx: AppContext, boss: Boss, silentSeconds: number): Promise<number> {
-  const stale = await repo.claimStaleScans(ctx.db, silentSeconds);
+  const stale = [
+    ...(await reaperRepo.claimStaleScans(ctx.db, silentSeconds)),
+    ...(await reaperRepo.claimUntakenScans(ctx.db, silentSeconds)),
+  ];
   for (const s of stale) {
     const job = s.jobId ? await boss.getJobById(SCAN_QUEUE, s.jobId) : null;
     const exhausted = !job || job.retryCount >= job.retryLimit;
@@ -134,7 +139,7 @@ export async function reapStaleScans(ctx: AppContext, boss: Boss, silentSeconds:
       );
   }
   // A scan whose job ended (failed by its lease, cancelled, archived) without the scan ending.
-  for (const s of await repo.scansWithEndedJobs(ctx.db, silentSeconds))
+  for (const s of await reaperRepo.scansWithEndedJobs(ctx.db, silentSeconds))
     await failScan(ctx, s.id, 'its job ended before the scan did (the workers running it stopped).');
   return stale.length;
 }

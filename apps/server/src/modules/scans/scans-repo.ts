@@ -3,7 +3,6 @@ import { and, asc, desc, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.ts';
 import { escapeLike } from '../../db/like.ts';
 import { scanAssets, scanScope, scans, scanTargets, targets } from '../../db/schema/index.ts';
-import { scanMessage } from '../../lib/scan-messages.ts';
 import type { ScopeRow } from './scans-scope-fns.ts';
 
 export type ScanRow = typeof scans.$inferSelect;
@@ -192,47 +191,6 @@ export async function heartbeat(db: DbOrTx, id: string): Promise<string | undefi
     .where(eq(scans.id, id))
     .returning({ status: scans.status });
   return row?.status;
-}
-
-/**
- * Claims running scans whose worker went silent (one claimer wins) and puts them back to
- * pending, so their jobs can be failed and retried elsewhere.
- */
-export async function claimStaleScans(
-  db: DbOrTx,
-  silentSeconds: number,
-): Promise<{ id: string; jobId: string | null }[]> {
-  return db
-    .update(scans)
-    .set({
-      status: 'pending',
-      heartbeatAt: sql`now()`,
-      message: scanMessage('worker_lost'),
-      updatedAt: sql`now()`,
-    })
-    .where(
-      and(
-        eq(scans.status, 'running'),
-        sql`${scans.heartbeatAt} < now() - make_interval(secs => ${silentSeconds})`,
-      ),
-    )
-    .returning({ id: scans.id, jobId: scans.jobId });
-}
-
-/**
- * Scans still pending or running whose pg-boss job has ended (failed by its lease, cancelled,
- * completed or archived) for longer than `graceSeconds`: nothing will run them any more.
- */
-export async function scansWithEndedJobs(db: DbOrTx, graceSeconds: number): Promise<{ id: string }[]> {
-  const result = await db.execute<{ id: string }>(sql`
-    select s.id from ${scans} s
-    where s.status in ('pending', 'running') and s.job_id is not null
-      and s.updated_at < now() - make_interval(secs => ${graceSeconds})
-      and not exists (
-        select 1 from pgboss.job j
-        where j.name = 'scan-run' and j.id = s.job_id::uuid and j.state < 'completed'
-      )`);
-  return result.rows;
 }
 
 export async function writeProgress(
