@@ -7,6 +7,9 @@
  *    connection, in `rounds` interleaved rounds (case order forwards, then backwards);
  *  - concurrent: `rounds` rounds of `clients` clients (one connection each, one request at a time,
  *    cycling through the cases) for `seconds` seconds; latency of every request, errors counted.
+ *    Back to back by default (a closed loop: each client sends as soon as it has its answer, so the
+ *    p99 is about clients ÷ throughput); with `thinkMs` each client waits a random 0.5–1.5 × thinkMs
+ *    after each answer, as a person reading a page does.
  */
 import { interleaveOrder, loadAverage, percentile } from '@perimeter/lab/bench';
 import { Pool } from 'undici';
@@ -25,6 +28,8 @@ export interface LoadPlan {
   rounds: number;
   clients: number;
   seconds: number;
+  /** Mean pause of a client after each answer, ms; 0 = back to back. */
+  thinkMs?: number;
 }
 export interface LatencyResult {
   label: string;
@@ -110,6 +115,7 @@ async function concurrent(): Promise<ConcurrentRound[]> {
             const key = (err as { code?: string }).code ?? 'exception';
             statuses[key] = (statuses[key] ?? 0) + 1;
           }
+          if (plan.thinkMs) await new Promise((r) => setTimeout(r, plan.thinkMs! * (0.5 + Math.random())));
         }
       }),
     );
