@@ -98,7 +98,7 @@ try {
         waits
           ? `The lab delays its HTTP responses by ${process.env.BENCH_HTTP_DELAY_MS} ms, so part of each scan waits as on real hosts, which more processes can overlap on few cores; the rest of a scan (DNS brute force, port scan, parsing, the database) still needs CPU.`
           : `The lab answers on loopback at once, so these scans are CPU-bound: with ${GOAL.workers} processes on ${CORES} cores the figure is bounded by the cores (at most ${Math.min(GOAL.workers, CORES)}× in theory, less with the API, PostgreSQL and the lab on the same cores), not by how the workers share the queue.`
-      }${busiest >= CORES ? ` The load average before the runs reached ${busiest.toFixed(1)} on ${CORES} cores: other work held the CPU, so no run had the cores to itself and the figure says little about the workers.` : ''}`,
+      }${busiest >= CORES ? ` The load average before the runs reached ${busiest.toFixed(1)} on ${CORES} cores: the 1-minute average still carries the previous runs' own processes, and any other work on the machine shares these cores too, so no run had them to itself.` : ''}`,
     );
   }
   report.figure('runs', runs);

@@ -28,7 +28,7 @@ export function filtersOf(sub: Subclass): { label: string; body: Record<string, 
     { label: 'severity [critical,high]', body: { severity: ['critical', 'high'] } },
     { label: 'severity [critical,low]', body: { severity: ['critical', 'low'] } },
     { label: 'targets_type domain', body: { targets_type: 'domain' } },
-    { label: 'targets_type ip', body: { targets_type: 'ip' } },
+    { label: 'targets_type peer', body: { targets_type: 'peer' } },
     {
       label: 'main_domain = site7.example',
       body: { main_domain_filter_opt: { domain_filter: 'site7.example', is_contains: false } },
