@@ -1,5 +1,6 @@
+import { drizzle } from 'drizzle-orm/node-postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONTAINS_SORT_LIMIT } from '../src/modules/findings/findings-repo.ts';
+import { CONTAINS_SORT_LIMIT, COUNT_CAP, listFindings } from '../src/modules/findings/findings-repo.ts';
 import { createTestApp, newUserInput, type TestApp } from './support/app.ts';
 import { benchCases, type EventsCase, explainCase, planNodes, planShape } from './support/events-cases.ts';
 import { type BulkFindings, seedBulkFindings } from './support/findings-bulk.ts';
@@ -101,5 +102,45 @@ describe('events query plans (every sort key and every filter, both orders)', ()
       await client.query('rollback');
       client.release();
     }
+  });
+});
+
+describe('events round trips', () => {
+  /** The statements one page request sends (without begin/commit), and what it answered. */
+  async function statementsOf(body: Parameters<typeof listFindings>[2], offset = 0) {
+    const sent: string[] = [];
+    const db = drizzle(t.runtime.ctx.database.pool, { logger: { logQuery: (q) => sent.push(q) } });
+    const page = await listFindings(db as never, userId, body, { limit: 50, offset });
+    return { sent: sent.filter((q) => !/^\s*(begin|commit)\b/i.test(q)), page };
+  }
+
+  it('send a sorted page and its capped count as one statement; a filter in at most three', async () => {
+    const sorted = await statementsOf({
+      scan_subclass: 'exploit_scanner',
+      sort_key: 'name',
+      sort_order: 'asc',
+    });
+    expect(sorted.sent).toHaveLength(1);
+    expect(sorted.page.rows).toHaveLength(50);
+    expect(sorted.page).toMatchObject({ total: COUNT_CAP, totalExact: false });
+
+    // Past the last finding no row carries the count: it is counted on its own.
+    const past = await statementsOf({ scan_subclass: 'leakcheck' }, 1_000_000);
+    expect(past.sent).toHaveLength(2);
+    expect(past.page.rows).toEqual([]);
+    expect(past.page.total).toBe(bulk.counts.leakcheck);
+
+    // A contains filter: planner settings, the count (which sets the page's index scans), the page.
+    const contains = await statementsOf({
+      scan_subclass: 'exploit_scanner',
+      subdomain_filter_opt: { subdomain_filter: 'h1999', is_contains: true },
+    });
+    expect(contains.sent).toHaveLength(3);
+    const few = await statementsOf({
+      scan_subclass: 'exploit_scanner',
+      severity: ['critical'],
+      sort_key: 'name',
+    });
+    expect(few.sent.length).toBeLessThanOrEqual(3);
   });
 });

@@ -126,14 +126,17 @@ export async function revokeUserRefreshTokens(db: DbOrTx, userId: string, except
     .where(and(...conditions));
 }
 
-/** Whether the session family is live (one of its tokens not revoked) and its user's address verified. */
+/**
+ * Whether the session family is live (one of its tokens not revoked), its user's address verified,
+ * and the user's plan: read with the session so a request needs no second statement for it.
+ */
 export async function sessionState(
   db: DbOrTx,
   userId: string,
   familyId: string,
-): Promise<{ live: boolean; emailVerified: boolean }> {
+): Promise<{ live: boolean; emailVerified: boolean; plan: string }> {
   const [row] = await db
-    .select({ emailVerified: users.emailVerified })
+    .select({ emailVerified: users.emailVerified, plan: users.plan })
     .from(refreshTokens)
     .innerJoin(users, eq(users.id, refreshTokens.userId))
     .where(
@@ -144,7 +147,11 @@ export async function sessionState(
       ),
     )
     .limit(1);
-  return { live: row !== undefined, emailVerified: row?.emailVerified ?? false };
+  return {
+    live: row !== undefined,
+    emailVerified: row?.emailVerified ?? false,
+    plan: row?.plan ?? 'trial_scan',
+  };
 }
 
 // Two-factor login challenges

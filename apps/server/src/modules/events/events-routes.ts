@@ -29,7 +29,7 @@ export async function eventsRoutes(app: FastifyInstance, { ctx }: { ctx: AppCont
       response: { 200: dataEnvelope(ZEventsPage) },
     },
     handler: async (request) => ({
-      data: await events.getAllEvents(ctx, currentUser(request).userId, request.body, request.query),
+      data: await events.getAllEvents(ctx, currentUser(request), request.body, request.query),
     }),
   });
 
@@ -43,7 +43,7 @@ export async function eventsRoutes(app: FastifyInstance, { ctx }: { ctx: AppCont
       response: { 200: dataEnvelope(ZEventsPage) },
     },
     handler: async (request) => ({
-      data: await events.getOneScanEvents(ctx, currentUser(request).userId, request.body, request.query),
+      data: await events.getOneScanEvents(ctx, currentUser(request), request.body, request.query),
     }),
   });
 
@@ -56,7 +56,7 @@ export async function eventsRoutes(app: FastifyInstance, { ctx }: { ctx: AppCont
       response: { 200: dataEnvelope(ZEvent) },
     },
     handler: async (request) => ({
-      data: await events.resolveEvent(ctx, currentUser(request).userId, request.body),
+      data: await events.resolveEvent(ctx, currentUser(request), request.body),
     }),
   });
 
@@ -69,7 +69,7 @@ export async function eventsRoutes(app: FastifyInstance, { ctx }: { ctx: AppCont
       response: { 200: dataEnvelope(ZEvent) },
     },
     handler: async (request) => ({
-      data: await events.unresolveEvent(ctx, currentUser(request).userId, request.body),
+      data: await events.unresolveEvent(ctx, currentUser(request), request.body),
     }),
   });
 }

@@ -8,13 +8,13 @@ import {
 } from '@perimeter/contracts';
 import { notFound } from '../../lib/errors.ts';
 import type { AppContext } from '../../server/context.ts';
+import type { SignedIn } from '../../server/plugins/auth.ts';
 import * as repo from '../findings/findings-repo.ts';
 import { listTechnologiesWithoutCve, type TechnologyRow } from '../findings/findings-tech-repo.ts';
 import { cveIntelOf, NO_CVE_INTEL } from '../intel/intel-fns.ts';
 import { oobEvidence } from '../oob/oob-evidence.ts';
 import { getScan } from '../scans/scans-repo.ts';
 import { limitsOf } from '../targets/targets-fns.ts';
-import { getUserPlan } from '../targets/targets-repo.ts';
 
 const iso = (d: Date | null) => d?.toISOString() ?? null;
 const str = (v: unknown) => (typeof v === 'string' ? v : null);
@@ -135,20 +135,17 @@ export function withoutDetails(event: TEvent): TEvent {
   return { ...event, password: '', sources: [] };
 }
 
-export async function seesFindingDetails(ctx: AppContext, userId: string): Promise<boolean> {
-  return limitsOf(await getUserPlan(ctx.db, userId)).findingDetails;
-}
+/** Whether a plan's events carry their details (`plan`: the signed-in user's, read with the session). */
+const seesFindingDetails = (plan: string) => limitsOf(plan).findingDetails;
 
-async function forPlan(ctx: AppContext, userId: string, page: Omit<TEventsPage, 'details_hidden'>) {
-  const details = await seesFindingDetails(ctx, userId);
-  return details
+function forPlan(plan: string, page: Omit<TEventsPage, 'details_hidden'>): TEventsPage {
+  return seesFindingDetails(plan)
     ? { ...page, details_hidden: false }
     : { ...page, items: page.items.map(withoutDetails), details_hidden: true };
 }
 
-async function eventForPlan(ctx: AppContext, userId: string, event: TEvent): Promise<TEvent> {
-  return (await seesFindingDetails(ctx, userId)) ? event : withoutDetails(event);
-}
+const eventForPlan = (plan: string, event: TEvent): TEvent =>
+  seesFindingDetails(plan) ? event : withoutDetails(event);
 
 /** A detected technology with no known CVE, in the exploit_db event shape (no CVE, informational). */
 function technologyEvent(row: TechnologyRow): TEvent {
@@ -215,19 +212,19 @@ const pageOf = (
 
 export async function getAllEvents(
   ctx: AppContext,
-  userId: string,
+  { userId, plan }: SignedIn,
   body: TAllEventsBody,
   q: { limit?: number | undefined; offset: number },
 ): Promise<TEventsPage> {
   if (body.scan_subclass === 'exploit_db' && body.vulnerabilities_existence === 'without')
-    return forPlan(ctx, userId, await withoutCve(ctx, userId, body, pageOf(body, q)));
+    return forPlan(plan, await withoutCve(ctx, userId, body, pageOf(body, q)));
   const { rows, total, totalExact } = await repo.listFindings(ctx.db, userId, body, pageOf(body, q));
-  return forPlan(ctx, userId, { items: rows.map(toEvent), total, total_exact: totalExact });
+  return forPlan(plan, { items: rows.map(toEvent), total, total_exact: totalExact });
 }
 
 export async function getOneScanEvents(
   ctx: AppContext,
-  userId: string,
+  { userId, plan }: SignedIn,
   body: TOneEventsBody,
   q: { limit?: number | undefined; offset: number },
 ): Promise<TEventsPage> {
@@ -235,11 +232,7 @@ export async function getOneScanEvents(
   if (!scan) throw notFound('Scan not found.');
   const { id, ...filters } = body;
   if (filters.scan_subclass === 'exploit_db' && filters.vulnerabilities_existence === 'without')
-    return forPlan(
-      ctx,
-      userId,
-      await withoutCve(ctx, userId, filters as TAllEventsBody, pageOf(body, q), id),
-    );
+    return forPlan(plan, await withoutCve(ctx, userId, filters as TAllEventsBody, pageOf(body, q), id));
   const { rows, total, totalExact } = await repo.listFindings(
     ctx.db,
     userId,
@@ -247,27 +240,27 @@ export async function getOneScanEvents(
     pageOf(body, q),
     id,
   );
-  return forPlan(ctx, userId, { items: rows.map(toEvent), total, total_exact: totalExact });
+  return forPlan(plan, { items: rows.map(toEvent), total, total_exact: totalExact });
 }
 
 export async function resolveEvent(
   ctx: AppContext,
-  userId: string,
+  { userId, plan }: SignedIn,
   body: { scan_subclass: repo.Subclass; event_id: string; reason: string },
 ): Promise<TEvent> {
   const row = await repo.setResolved(ctx.db, userId, body.scan_subclass, body.event_id, {
     reason: body.reason,
   });
   if (!row) throw notFound('Event not found.');
-  return eventForPlan(ctx, userId, toEvent(row));
+  return eventForPlan(plan, toEvent(row));
 }
 
 export async function unresolveEvent(
   ctx: AppContext,
-  userId: string,
+  { userId, plan }: SignedIn,
   body: { scan_subclass: repo.Subclass; event_id: string },
 ): Promise<TEvent> {
   const row = await repo.setResolved(ctx.db, userId, body.scan_subclass, body.event_id, null);
   if (!row) throw notFound('Event not found.');
-  return eventForPlan(ctx, userId, toEvent(row));
+  return eventForPlan(plan, toEvent(row));
 }

@@ -1,5 +1,5 @@
 import { SEVERITY_RANK, SUBCLASS_OF_CLASS, type TAllEventsBody, type TSeverity } from '@perimeter/contracts';
-import { type AnyColumn, and, asc, desc, eq, inArray, type SQL, sql } from 'drizzle-orm';
+import { type AnyColumn, and, asc, desc, eq, getTableColumns, inArray, type SQL, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.ts';
 import { escapeLike } from '../../db/like.ts';
 import {
@@ -270,12 +270,11 @@ export async function listFindings(
   // + 1 and counts through its trigram index (bitmap): walking a btree to test every host name
   // against the pattern until 10,001 match read 25,000 pages for "h12" (4.5 % of 600,000).
   const cap = contains ? CONTAINS_SORT_LIMIT : COUNT_CAP;
-  const counting = (q: DbOrTx) =>
-    q.execute<{ n: number }>(
-      scanId && unfiltered
-        ? sql`select count(*)::int as n from (select 1 from ${findingSightings} s where s.scan_id = ${scanId}::uuid and s.subclass = ${sub} limit ${cap + 1}) capped`
-        : sql`select count(*)::int as n from (select 1 from ${table} where ${where} limit ${cap + 1}) capped`,
-    );
+  const countQuery =
+    scanId && unfiltered
+      ? sql`select count(*)::int as n from (select 1 from ${findingSightings} s where s.scan_id = ${scanId}::uuid and s.subclass = ${sub} limit ${cap + 1}) capped`
+      : sql`select count(*)::int as n from (select 1 from ${table} where ${where} limit ${cap + 1}) capped`;
+  const capped = sql<number>`(${countQuery})`.mapWith(Number);
   /**
    * The (sort value, id) `n` findings into the user's order: every finding before it compares
    * to it as a row, unless nulls come first (a nullable column descending) or it is null itself.
@@ -295,29 +294,39 @@ export async function listFindings(
   let rows: (typeof findingsExploitScanner.$inferSelect)[];
   let counted: number;
   if (!indexed) {
-    const [r, c] = await Promise.all([page_(db), counting(db)]);
-    rows = r;
-    counted = Number(c.rows[0]?.n ?? 0);
+    // One statement: the page with the capped count beside each row (an uncorrelated subquery,
+    // run once). A page past the last match has no row to carry the count: counted on its own.
+    const withCount = await db
+      .select({ row: getTableColumns(table), n: capped })
+      .from(table)
+      .where(where)
+      .orderBy(...order)
+      .limit(page.limit)
+      .offset(page.offset);
+    rows = withCount.map((r) => r.row);
+    counted = withCount[0]?.n ?? Number((await db.execute<{ n: number }>(countQuery)).rows[0]?.n ?? 0);
   } else
     ({ rows, counted } = await db.transaction(async (tx) => {
       // Index (and index-only) scans off: the filter's own index, read as a bitmap, counts the matches.
-      if (contains) {
-        await tx.execute(sql`set local enable_indexscan = off`);
-        await tx.execute(sql`set local enable_indexonlyscan = off`);
-      }
-      const n = Number((await counting(tx)).rows[0]?.n ?? 0);
+      if (contains)
+        await tx.execute(
+          sql`select set_config('enable_indexscan', 'off', true), set_config('enable_indexonlyscan', 'off', true)`,
+        );
       // Few matches: read them through the filter's index (bitmap) and sort them — walking the sort
       // column's index could pass every finding of the user before the page fills when the matches
       // cluster at the far end of the order (e-mail contains "user12" by add_ts: 70,085 rows). More:
-      // the walk finds a page soon enough.
-      if (n <= CONTAINS_SORT_LIMIT) {
-        if (!contains) await tx.execute(sql`set local enable_indexscan = off`);
-        return { rows: await page_(tx), counted: n };
-      }
-      if (contains) {
-        await tx.execute(sql`set local enable_indexscan = on`);
-        await tx.execute(sql`set local enable_indexonlyscan = on`);
-      }
+      // the walk finds a page soon enough. The count statement itself sets the index scans for the
+      // page that follows (off for few matches, on for many), saving a round trip per request.
+      const few = sql`case when n <= ${CONTAINS_SORT_LIMIT} then 'off' else 'on' end`;
+      const [c] = (
+        await tx.execute<{ n: number }>(
+          contains
+            ? sql`select n, set_config('enable_indexscan', ${few}, true), set_config('enable_indexonlyscan', ${few}, true) from (${countQuery}) c`
+            : sql`select n, set_config('enable_indexscan', ${few}, true) from (${countQuery}) c`,
+        )
+      ).rows;
+      const n = Number(c?.n ?? 0);
+      if (n <= CONTAINS_SORT_LIMIT) return { rows: await page_(tx), counted: n };
       // Many matches: walk the sort column's index, but only over the first WALK_BUDGET findings of
       // the user in that order (a range the index reads, bounded). Matches that cluster far down the
       // order (sort by host, subdomain "h12": 504,195 pages walked) fill no page there: then read

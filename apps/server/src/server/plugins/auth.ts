@@ -11,7 +11,7 @@ declare module 'fastify' {
     onboarding?: boolean;
   }
   interface FastifyRequest {
-    auth: AccessClaims | null;
+    auth: SignedIn | null;
   }
   interface FastifyInstance {
     /** onRequest hook for routes that need a signed-in user. */
@@ -19,8 +19,13 @@ declare module 'fastify' {
   }
 }
 
+/** A request's signed-in user: the token's claims and the plan read with the session. */
+export interface SignedIn extends AccessClaims {
+  plan: string;
+}
+
 /** The signed-in user of a request that passed `requireUser`. */
-export function currentUser(request: FastifyRequest): AccessClaims {
+export function currentUser(request: FastifyRequest): SignedIn {
   if (!request.auth) throw unauthenticated();
   return request.auth;
 }
@@ -45,6 +50,6 @@ export const authPlugin = fp(async (app: FastifyInstance, { ctx }: { ctx: AppCon
         'Confirm your e-mail address first: open the link we sent you (or ask for a new one), then try again.',
       );
     }
-    request.auth = claims;
+    request.auth = { userId: claims.userId, familyId: claims.familyId, plan: session.plan };
   });
 });
