@@ -191,6 +191,53 @@ describe('events filters', () => {
     expect(noLeaks.items).toEqual([]);
   });
 
+  it('one-scan severity filters follow a finding whose severity changes after the scan', async () => {
+    const path = '/main/get_one_user_abstract_scan_events';
+    const scanC = await scanSeeing({ exploit_scanner: [es('s1', 'sev1'), es('s2', 'sev2')] });
+    const seen = async (scan: string, severity: string[]) => {
+      const page = await events({ id: scan, scan_subclass: 'exploit_scanner', severity }, path);
+      expect(page.items).toHaveLength(page.total);
+      return page.items.map((i) => i.subdomain).sort();
+    };
+    expect(await seen(scanC, ['medium'])).toEqual(['sev1', 'sev2']);
+    expect(await seen(scanC, ['critical'])).toEqual([]);
+    // A later scan finds s1 critical: the finding and every scan's sighting of it say so.
+    const scanD = await scanSeeing({
+      exploit_scanner: [{ ...es('s1', 'sev1'), severity: 'critical', severityOrdering: 5 }],
+    });
+    expect(await seen(scanC, ['critical'])).toEqual(['sev1']);
+    expect(await seen(scanC, ['medium'])).toEqual(['sev2']);
+    expect(await seen(scanD, ['critical', 'high'])).toEqual(['sev1']);
+    // Changed in place (as intelligence does): the sightings follow.
+    const pool = t.runtime.ctx.database.pool;
+    await pool.query(
+      `update findings_exploit_scanner set severity = 'low', severity_ordering = 2 where user_id = $1 and fingerprint = 's2'`,
+      [userId],
+    );
+    expect(await seen(scanC, ['low'])).toEqual(['sev2']);
+    expect(await seen(scanC, ['medium'])).toEqual([]);
+    // A sighting written without the severity takes its finding's.
+    await pool.query(
+      `insert into finding_sightings (scan_id, finding_id, subclass, user_id, change)
+       select $1, id, 'exploit_scanner', user_id, 'seen' from findings_exploit_scanner where user_id = $2 and fingerprint = 's2'`,
+      [scanD, userId],
+    );
+    expect(await seen(scanD, ['low'])).toEqual(['sev2']);
+    // A finding deleted (with its target) leaves no sighting behind to be counted.
+    const { rows } = await pool.query<{ n: number }>(
+      `with gone as (delete from findings_exploit_scanner where user_id = $1 and fingerprint = 's2' returning id)
+       select count(*)::int as n from gone`,
+      [userId],
+    );
+    expect(rows[0]?.n).toBe(1);
+    expect(await seen(scanC, ['low'])).toEqual([]);
+    const left = await pool.query<{ n: number }>(
+      `select count(*)::int as n from finding_sightings where scan_id = any($1::uuid[]) and severity_ordering = 2`,
+      [[scanC, scanD]],
+    );
+    expect(left.rows[0]?.n).toBe(0);
+  });
+
   it('vulnerabilities_existence: with = CVE findings; without = detected technologies with no CVE', async () => {
     const db = t.runtime.ctx.db;
     const scan = await createScan(api, targetId);

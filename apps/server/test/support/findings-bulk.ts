@@ -107,8 +107,8 @@ export async function seedBulkFindings(
     }
   // The scan saw a fifth of the template findings (for get_one_user_abstract_scan_events).
   await pool.query(
-    `insert into finding_sightings (scan_id, finding_id, subclass, user_id, host, change)
-     select $1, id, 'exploit_scanner', $2, host, 'seen' from findings_exploit_scanner where user_id = $2 and fingerprint like 'es%5'`,
+    `insert into finding_sightings (scan_id, finding_id, subclass, user_id, host, change, severity_ordering)
+     select $1, id, 'exploit_scanner', $2, host, 'seen', severity_ordering from findings_exploit_scanner where user_id = $2 and fingerprint like 'es%5'`,
     [scanId, userId],
   );
   if (indexes.length) log(`building ${indexes.length} indexes`);

@@ -146,7 +146,11 @@ export const findingsLeakcheck = pgTable(
   ],
 );
 
-/** Which scan saw which finding (a finding's events per scan); `change` is new | seen | regressed. */
+/**
+ * Which scan saw which finding (a finding's events per scan); `change` is new | seen | regressed.
+ * `severity_ordering` is the finding's, set on insert and kept in step by triggers (migration 0018)
+ * so one scan's findings of a severity are an index range.
+ */
 export const findingSightings = pgTable(
   'finding_sightings',
   {
@@ -159,11 +163,12 @@ export const findingSightings = pgTable(
     host: text('host'),
     change: text('change').notNull(),
     seenAt: ts('seen_at').notNull().defaultNow(),
+    severityOrdering: integer('severity_ordering'),
   },
   (t) => [
     primaryKey({ columns: [t.scanId, t.findingId] }),
     index('finding_sightings_finding_idx').on(t.findingId),
-    index('finding_sightings_scan_sub_idx').on(t.scanId, t.subclass),
+    index('finding_sightings_scan_sub_sev_idx').on(t.scanId, t.subclass, t.severityOrdering),
   ],
 );
 

@@ -81,6 +81,7 @@ interface Upserted {
   status: string;
   firstScanId: string | null;
   host: string;
+  severityOrdering: number;
 }
 
 async function recordSightings(
@@ -100,6 +101,7 @@ async function recordSightings(
         subclass,
         userId,
         host: r.host,
+        severityOrdering: r.severityOrdering,
         change: r.firstScanId === scanId ? 'new' : r.status === 'regressed' ? 'regressed' : 'seen',
       })),
     )
@@ -137,7 +139,13 @@ export async function upsertFindings(
         target: [t.targetId, t.fingerprint],
         set: { ...seenAgain(t, scanId), name: sql`excluded.name`, matchedAt: sql`excluded.matched_at` },
       })
-      .returning({ id: t.id, status: t.status, firstScanId: t.firstScanId, host: t.host });
+      .returning({
+        id: t.id,
+        status: t.status,
+        firstScanId: t.firstScanId,
+        host: t.host,
+        severityOrdering: t.severityOrdering,
+      });
     await recordSightings(db, scanId, userId, 'exploit_scanner', rows);
   }
   const ed = dedupe(batch.exploit_db);
@@ -172,7 +180,13 @@ export async function upsertFindings(
           detail: sql`excluded.detail`,
         },
       })
-      .returning({ id: t.id, status: t.status, firstScanId: t.firstScanId, host: t.host });
+      .returning({
+        id: t.id,
+        status: t.status,
+        firstScanId: t.firstScanId,
+        host: t.host,
+        severityOrdering: t.severityOrdering,
+      });
     await recordSightings(db, scanId, userId, 'exploit_db', rows);
     // CISA KEV and EPSS of the CVEs just seen (a sync refreshes every finding later on).
     await applyIntelToFindings(
@@ -203,7 +217,13 @@ export async function upsertFindings(
         target: [t.targetId, t.fingerprint],
         set: { ...seenAgain(t, scanId), sources: sql`excluded.sources` },
       })
-      .returning({ id: t.id, status: t.status, firstScanId: t.firstScanId, host: t.mainDomain });
+      .returning({
+        id: t.id,
+        status: t.status,
+        firstScanId: t.firstScanId,
+        host: t.mainDomain,
+        severityOrdering: t.severityOrdering,
+      });
     await recordSightings(db, scanId, userId, 'leakcheck', rows);
   }
 }

@@ -1,4 +1,4 @@
-import type { TScansStatsQuery } from '@perimeter/contracts';
+import { SEVERITY_RANK, type TScansStatsQuery, type TSeverity } from '@perimeter/contracts';
 import { and, asc, desc, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.ts';
 import { escapeLike } from '../../db/like.ts';
@@ -133,6 +133,10 @@ export async function listScans(
   return { rows, total: count?.n ?? 0 };
 }
 
+const SEVERITY_OF_RANK = Object.fromEntries(
+  Object.entries(SEVERITY_RANK).map(([severity, rank]) => [rank, severity as TSeverity]),
+) as Record<number, TSeverity>;
+
 /** Findings each scan saw, by severity. */
 export async function severityCounts(
   db: DbOrTx,
@@ -143,17 +147,17 @@ export async function severityCounts(
     scanIds.map((id) => sql`${id}::uuid`),
     sql`, `,
   );
-  const result = await db.execute<{ scan_id: string; severity: string; n: number }>(sql`
-    select s.scan_id, f.severity, count(*)::int as n
-    from finding_sightings s
-    join (
-      select id, severity from findings_exploit_scanner
-      union all select id, severity from findings_exploit_db
-      union all select id, severity from findings_leakcheck
-    ) f on f.id = s.finding_id
-    where s.scan_id in (${ids})
-    group by s.scan_id, f.severity`);
-  return result.rows.map((r) => ({ scanId: r.scan_id, severity: r.severity, n: r.n }));
+  // Each sighting carries its finding's severity (migration 0018): counted on the sightings alone.
+  const result = await db.execute<{ scan_id: string; ord: number; n: number }>(sql`
+    select scan_id, severity_ordering as ord, count(*)::int as n
+    from finding_sightings
+    where scan_id in (${ids}) and severity_ordering is not null
+    group by scan_id, severity_ordering`);
+  return result.rows.map((r) => ({
+    scanId: r.scan_id,
+    severity: SEVERITY_OF_RANK[r.ord] ?? 'unknown',
+    n: r.n,
+  }));
 }
 
 export async function latestScan(
@@ -266,13 +270,8 @@ export async function listScope(
     offset: number;
   },
 ) {
-  // The highest severity this scan found on the host (same join as hostRisk).
-  const risk = sql`(select max(f.severity_ordering) from finding_sightings s
-    join (
-      select id, severity_ordering from findings_exploit_scanner
-      union all select id, severity_ordering from findings_exploit_db
-      union all select id, severity_ordering from findings_leakcheck
-    ) f on f.id = s.finding_id
+  // The highest severity this scan found on the host (as hostRisk counts it).
+  const risk = sql`(select max(s.severity_ordering) from finding_sightings s
     where s.scan_id = ${scanScope.scanId} and s.host = ${scanScope.name})`;
   const dir = opts.order === 'asc' ? sql`asc nulls first` : sql`desc nulls last`;
   const order =
@@ -313,15 +312,10 @@ export async function hostRisk(db: DbOrTx, scanId: string, hosts: string[]) {
     sql`, `,
   );
   const result = await db.execute<{ host: string; ord: number; n: number }>(sql`
-    select s.host, max(f.severity_ordering)::int as ord, count(*)::int as n
-    from finding_sightings s
-    join (
-      select id, severity_ordering from findings_exploit_scanner
-      union all select id, severity_ordering from findings_exploit_db
-      union all select id, severity_ordering from findings_leakcheck
-    ) f on f.id = s.finding_id
-    where s.scan_id = ${scanId}::uuid and s.host in (${list})
-    group by s.host`);
+    select host, max(severity_ordering)::int as ord, count(*)::int as n
+    from finding_sightings
+    where scan_id = ${scanId}::uuid and host in (${list}) and severity_ordering is not null
+    group by host`);
   return result.rows;
 }
 
