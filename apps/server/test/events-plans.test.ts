@@ -124,6 +124,19 @@ describe('events round trips', () => {
     expect(sorted.page.rows).toHaveLength(50);
     expect(sorted.page).toMatchObject({ total: COUNT_CAP, totalExact: false });
 
+    // A deep page: the offset counted off in the sort index, the same rows as a plain offset.
+    const deep = await statementsOf(
+      { scan_subclass: 'exploit_scanner', sort_key: 'name', sort_order: 'desc' },
+      5_000,
+    );
+    expect(deep.sent).toHaveLength(1);
+    const plain = await t.runtime.ctx.database.pool.query<{ id: string }>(
+      'select id from findings_exploit_scanner where user_id = $1 order by name desc, id desc limit 50 offset 5000',
+      [userId],
+    );
+    expect(plain.rows).toHaveLength(50);
+    expect(deep.page.rows.map((r) => r.id)).toEqual(plain.rows.map((r) => r.id));
+
     // Past the last finding no row carries the count: it is counted on its own.
     const past = await statementsOf({ scan_subclass: 'leakcheck' }, 1_000_000);
     expect(past.sent).toHaveLength(2);
