@@ -1,6 +1,6 @@
 import { SEVERITY_RANK, type TSeverity } from '@perimeter/contracts';
 import type { CveFinding, Severity as EngineSeverity, LeakFinding, TemplateFinding } from '@perimeter/engine';
-import { and, inArray, sql } from 'drizzle-orm';
+import { type AnyColumn, and, inArray, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.ts';
 import {
   findingSightings,
@@ -76,13 +76,23 @@ function dedupe<F extends { fingerprint: string }>(list: SeenFinding<F>[]): Seen
   return [...new Map(list.map((x) => [`${x.targetId}|${x.finding.fingerprint}`, x])).values()];
 }
 
-interface Upserted {
+/** What an upsert returns for the scan's sightings (`host`: the table's host column). */
+function upserted<H extends AnyColumn>(t: FindingTable, host: H) {
+  return {
+    id: t.id,
+    status: t.status,
+    firstScanId: t.firstScanId,
+    host,
+    severityOrdering: t.severityOrdering,
+  };
+}
+type Upserted = {
   id: string;
   status: string;
   firstScanId: string | null;
   host: string;
   severityOrdering: number;
-}
+};
 
 async function recordSightings(
   db: DbOrTx,
@@ -139,13 +149,7 @@ export async function upsertFindings(
         target: [t.targetId, t.fingerprint],
         set: { ...seenAgain(t, scanId), name: sql`excluded.name`, matchedAt: sql`excluded.matched_at` },
       })
-      .returning({
-        id: t.id,
-        status: t.status,
-        firstScanId: t.firstScanId,
-        host: t.host,
-        severityOrdering: t.severityOrdering,
-      });
+      .returning(upserted(t, t.host));
     await recordSightings(db, scanId, userId, 'exploit_scanner', rows);
   }
   const ed = dedupe(batch.exploit_db);
@@ -180,13 +184,7 @@ export async function upsertFindings(
           detail: sql`excluded.detail`,
         },
       })
-      .returning({
-        id: t.id,
-        status: t.status,
-        firstScanId: t.firstScanId,
-        host: t.host,
-        severityOrdering: t.severityOrdering,
-      });
+      .returning(upserted(t, t.host));
     await recordSightings(db, scanId, userId, 'exploit_db', rows);
     // CISA KEV and EPSS of the CVEs just seen (a sync refreshes every finding later on).
     await applyIntelToFindings(
@@ -217,13 +215,7 @@ export async function upsertFindings(
         target: [t.targetId, t.fingerprint],
         set: { ...seenAgain(t, scanId), sources: sql`excluded.sources` },
       })
-      .returning({
-        id: t.id,
-        status: t.status,
-        firstScanId: t.firstScanId,
-        host: t.mainDomain,
-        severityOrdering: t.severityOrdering,
-      });
+      .returning(upserted(t, t.mainDomain));
     await recordSightings(db, scanId, userId, 'leakcheck', rows);
   }
 }
