@@ -211,7 +211,8 @@ export class DnsResolver {
   }
 
   private async queryUncached(name: string, type: RecordType, signal?: AbortSignal): Promise<DnsResponse> {
-    let lastError: Error = new DnsError('no DNS server', 'ENOSERVER');
+    // Made only when every attempt failed: an Error's stack costs more than the query itself.
+    let lastError: Error | undefined;
     for (let attempt = 0; attempt <= this.retries; attempt++) {
       if (signal?.aborted) throw new AbortedError();
       const server = this.servers[this.nextServer++ % this.servers.length] as DnsServer;
@@ -227,7 +228,7 @@ export class DnsResolver {
         lastError = e as Error;
       }
     }
-    throw lastError;
+    throw lastError ?? new DnsError('no DNS server', 'ENOSERVER');
   }
 
   /** A + AAAA following the CNAME chain (up to 8 hops), noting dangling CNAMEs. */
