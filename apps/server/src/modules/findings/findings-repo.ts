@@ -306,17 +306,22 @@ export async function listFindings(
     // (index-only), then only the page's rows are read from the table (offset 5,000: 1,667 pages
     // read instead of 5,100, 1.7 ms instead of 5.7 at 1,000,000 findings).
     const deep = page.offset > 0 && conditions.length === 1;
-    const pageIds = db
-      .select({ id: t.id })
-      .from(table)
-      .where(where)
-      .orderBy(...order)
-      .limit(page.limit)
-      .offset(page.offset);
+    const rowsOfPage = deep
+      ? inArray(
+          t.id,
+          db
+            .select({ id: t.id })
+            .from(table)
+            .where(where)
+            .orderBy(...order)
+            .limit(page.limit)
+            .offset(page.offset),
+        )
+      : where;
     const withCount = await db
       .select({ row: getTableColumns(table), n: capped })
       .from(table)
-      .where(deep ? inArray(t.id, pageIds) : where)
+      .where(rowsOfPage)
       .orderBy(...order)
       .limit(page.limit)
       .offset(deep ? 0 : page.offset);
