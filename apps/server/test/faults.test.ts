@@ -42,7 +42,7 @@ async function query<T extends pg.QueryResultRow>(text: string, values: unknown[
 
 interface Worker {
   child: ChildProcess;
-  lines: { msg: string; scanId?: string; at: number }[];
+  lines: { msg: string; scanId?: string; templates?: number; at: number }[];
   ready: Promise<void>;
   alive(): boolean;
 }
@@ -78,13 +78,13 @@ function startWorker(database: string, extra: Record<string, string> = {}): Work
       reject(new Error(`worker exited before it was ready (${code ?? signal})`)),
     );
     createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (line) => {
-      let entry: { msg?: string; scanId?: string };
+      let entry: { msg?: string; scanId?: string; templates?: number };
       try {
         entry = JSON.parse(line);
       } catch {
         return;
       }
-      lines.push({ msg: entry.msg ?? '', scanId: entry.scanId, at: Date.now() });
+      lines.push({ msg: entry.msg ?? '', scanId: entry.scanId, templates: entry.templates, at: Date.now() });
       if (entry.msg === 'worker role ready') resolve();
     });
   });
@@ -183,6 +183,13 @@ suite('fault injection (PostgreSQL 15 cluster, worker processes, the lab)', () =
     await Promise.all(workers.map((w) => w.ready));
     await new Promise((r) => setTimeout(r, 2000));
     expect(workers.map((w) => w.alive())).toEqual(Array(8).fill(true));
+    // Each compiled the template sets before it said it was ready: no scan waits for the compile.
+    for (const w of workers) {
+      const msgs = w.lines.map((l) => l.msg);
+      const compiled = w.lines.find((l) => l.msg === 'template sets compiled');
+      expect(compiled?.templates).toBeGreaterThan(0);
+      expect(msgs.indexOf('template sets compiled')).toBeLessThan(msgs.indexOf('worker role ready'));
+    }
     const queues = await query<{ name: string }>(
       'select name from pgboss.queue order by 1',
       [],

@@ -8,6 +8,7 @@ import { registerOobJobs } from '../modules/oob/oob-jobs.ts';
 import { startOobServer } from '../modules/oob/oob-server.ts';
 import { registerScanWorkers } from '../modules/scans/scans-jobs.ts';
 import { startSchedules } from '../modules/schedules/schedules-worker.ts';
+import { warmTemplateSets } from '../modules/templates/templates-service.ts';
 import { buildApp } from './app.ts';
 import { openRuntime } from './runtime.ts';
 import { startWorkerHealth } from './worker-health.ts';
@@ -134,6 +135,20 @@ export async function runProcess(roles: Roles): Promise<void> {
       if (config.env.PERIMETER_OOB_DOMAIN) {
         const expiry = await registerOobJobs(runtime.ctx, boss);
         stops.unshift(() => expiry.stop());
+      }
+      // The template sets compiled before the worker says it is ready (a scan meanwhile waits for them).
+      const compileStarted = performance.now();
+      try {
+        const templates = await warmTemplateSets(runtime.ctx);
+        logger.info(
+          { templates, ms: Math.round(performance.now() - compileStarted) },
+          'template sets compiled',
+        );
+      } catch (err) {
+        logger.warn(
+          { err: (err as Error).message },
+          'template sets not compiled ahead: the first scan compiles them',
+        );
       }
       logger.info('worker role ready');
     }

@@ -55,6 +55,7 @@ export {
   BUILTIN_TEMPLATES_DIR,
   createTemplateStage,
   OOB_NOT_CONFIGURED,
+  preloadStageTemplates,
   runTemplateStage,
   type TemplateStageConfig,
   type TemplateStageInput,

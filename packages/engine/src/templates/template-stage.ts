@@ -114,6 +114,22 @@ export interface TemplateStageConfig
   cacheKey?: string;
 }
 
+/** The folders the stage loads: the built-in pack first unless left out, then the operator's. */
+function stageDirs(dirs: string[], noBuiltin: boolean | undefined): string[] {
+  return [...(noBuiltin ? [] : [BUILTIN_TEMPLATES_DIR]), ...dirs];
+}
+
+/**
+ * Compiles the stage's templates into the process's cache ahead of a scan (a worker at start-up):
+ * the same folders and `cacheKey` as the stage, so the stage finds them there. Returns how many loaded.
+ */
+export async function preloadStageTemplates(
+  config: Pick<TemplateStageConfig, 'dirs' | 'noBuiltin' | 'cacheKey'>,
+): Promise<number> {
+  const loaded = await loadStageTemplates(stageDirs(config.dirs ?? [], config.noBuiltin), config.cacheKey);
+  return loaded.templates.length;
+}
+
 /** The exploit_scanner stage in the pipeline's Stage shape (`config.extraStages`). */
 export function createTemplateStage(config: TemplateStageConfig = {}): Stage {
   return {
@@ -122,10 +138,7 @@ export function createTemplateStage(config: TemplateStageConfig = {}): Stage {
     subclass: 'exploit_scanner',
     async *run(ctx: StageContext): AsyncIterable<ScanEvent> {
       const { dirs = [], noBuiltin, intrusiveAllow, cacheKey, ...options } = config;
-      const loaded = await loadStageTemplates(
-        [...(noBuiltin ? [] : [BUILTIN_TEMPLATES_DIR]), ...dirs],
-        cacheKey,
-      );
+      const loaded = await loadStageTemplates(stageDirs(dirs, noBuiltin), cacheKey);
       for (const o of loaded.overrides)
         yield {
           type: 'log',

@@ -24,7 +24,11 @@ import { getUserPlan, type TargetRow, verifiedAddressTargets } from '../targets/
 import { OwnershipCheckUnavailable, recheckOwnership } from '../targets/targets-service.ts';
 import { dnsServers } from '../targets/targets-verify.ts';
 import { templateSelection } from '../templates/templates-fns.ts';
-import { type ScanTemplateSets, scanTemplateSets } from '../templates/templates-service.ts';
+import {
+  type ScanTemplateSets,
+  scanTemplateSets,
+  templateSetsCacheKey,
+} from '../templates/templates-service.ts';
 import { fixRuleOf, ScanAccumulator, stageList, subdomainLimitMessage, summaryFields } from './scans-fns.ts';
 import { PgLeakSource, PgVulnStore } from './scans-intel-repo.ts';
 import * as reaperRepo from './scans-reaper-repo.ts';
@@ -199,8 +203,7 @@ function engineConfig(
         timeoutMs: 4000,
         dirs: sets.dirs,
         intrusiveAllow,
-        // Sets are content-addressed: one compile per worker process for the same sets.
-        cacheKey: sets.sets.map((x) => x.hash).join(','),
+        cacheKey: templateSetsCacheKey(sets),
         ...templateSelection(row.templateSelection, sets.ignore),
       },
       vulndb: { store: new PgVulnStore(db) },
