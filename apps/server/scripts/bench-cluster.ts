@@ -1,7 +1,9 @@
 /**
  * What the scale-out and soak benches share: the lab on a free loopback /24, one PostgreSQL (the
- * embedded one, or DATABASE_URL's), the API in the bench process, worker processes started as
- * `start:worker` does, a user with the lab's three domains verified, and the scan workload.
+ * embedded one, or DATABASE_URL's), the API in the bench process, worker processes running the
+ * production build as `start:worker` does (BENCH_WORKER_NODE_ARGS adds Node flags to them, e.g.
+ * `--cpu-prof --cpu-prof-dir=/tmp/prof`), a user with the lab's three domains verified, and the
+ * scan workload.
  *
  * The default scan is what a user gets: a full scan (every class) with the product's default port
  * list (top100) and the whole built-in subdomain wordlist (2,809 names brute-forced per domain
@@ -10,12 +12,12 @@
  * check) change it, and BENCH_HTTP_DELAY_MS=N makes every lab HTTP response wait N ms (a site a
  * network round trip away); the workload's description says which was run.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { loadAverage, startFreeLab } from '@perimeter/lab/bench';
 import { loadConfig } from '../src/lib/config/index.ts';
 import { createLogger } from '../src/lib/logger.ts';
@@ -31,9 +33,54 @@ export const benchLog =
   (msg: string): void =>
     console.log(`[${tag} ${new Date().toISOString().slice(11, 19)}] ${msg}`);
 
+/** Clock ticks per second of /proc's CPU times (`getconf CLK_TCK`; 100 on Linux). */
+const CLOCK_TICKS = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+/**
+ * CPU seconds (user + system) a process has used so far, from /proc (Linux); undefined when the
+ * process is gone or /proc is not there.
+ */
+export function processCpuSeconds(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name, which is in parentheses and may hold spaces: utime and
+    // stime are the 14th and 15th fields of the line, the 12th and 13th after the name.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * CPU seconds of the whole machine (every core, every process) from /proc/stat: `busy` (user,
+ * nice, system, interrupts) and `stolen` (time the hypervisor gave this machine's cores to others:
+ * wanted, not used).
+ */
+export function machineCpuSeconds(): { busy: number; stolen: number } | undefined {
+  try {
+    const cpu =
+      readFileSync('/proc/stat', 'utf8').split('\n')[0]?.trim().split(/\s+/).slice(1).map(Number) ?? [];
+    // user nice system idle iowait irq softirq steal
+    const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = cpu;
+    return { busy: (user + nice + system + irq + softirq) / CLOCK_TICKS, stolen: steal / CLOCK_TICKS };
+  } catch {
+    return undefined;
+  }
+}
+
 export interface Worker {
   child: ChildProcess;
   ready: Promise<void>;
+  /** The worker's compile of the template sets at start-up (its `template sets compiled` line), before ready. */
+  compiled: { templates?: number; ms?: number };
 }
 
 export async function startBenchCluster(tag: string) {
@@ -66,6 +113,15 @@ export async function startBenchCluster(tag: string) {
     httpDelayMs > 0
       ? `${scans}; every lab HTTP response delayed ${httpDelayMs} ms (a network round trip)`
       : scans;
+  // The workers run the production build, as `npm run start:worker` does (built here once when stale).
+  const { builtServerEntry } = (await import(
+    pathToFileURL(path.join(repoRoot, 'scripts/build.mjs')).href
+  )) as {
+    builtServerEntry(entry: string): Promise<string>;
+  };
+  const workerEntry = await builtServerEntry('main-worker');
+  // BENCH_WORKER_NODE_ARGS: Node flags for the workers only (e.g. `--cpu-prof --cpu-prof-dir=/tmp/p`).
+  const workerNodeArgs = (process.env.BENCH_WORKER_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
   const dataDir = mkdtempSync(path.join(os.tmpdir(), `perimeter-${tag}-`));
   const config = loadConfig({
     ...process.env,
@@ -103,30 +159,29 @@ export async function startBenchCluster(tag: string) {
   }
 
   function startWorker(concurrency: number): Worker {
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', path.join(repoRoot, 'apps/server/src/main-worker.ts')],
-      {
-        cwd: repoRoot,
-        env: {
-          ...process.env,
-          ...scanEnv,
-          DATABASE_URL: runtime.databaseUrl,
-          PERIMETER_DATA_DIR: dataDir,
-          LOG_LEVEL: 'info',
-          WORKER_CONCURRENCY: String(concurrency),
-        },
-        stdio: ['ignore', 'pipe', 'inherit'],
+    const child = spawn(process.execPath, [...workerNodeArgs, workerEntry], {
+      cwd: repoRoot,
+      env: {
+        ...process.env,
+        ...scanEnv,
+        DATABASE_URL: runtime.databaseUrl,
+        PERIMETER_DATA_DIR: dataDir,
+        LOG_LEVEL: 'info',
+        WORKER_CONCURRENCY: String(concurrency),
       },
-    );
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const compiled: Worker['compiled'] = {};
     const ready = new Promise<void>((resolve, reject) => {
       child.once('exit', (code, signal) => reject(new Error(`worker exited (${code ?? signal})`)));
       createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (line) => {
+        if (line.includes('"template sets compiled"'))
+          Object.assign(compiled, JSON.parse(line) as { templates?: number; ms?: number });
         if (line.includes('"worker role ready"')) resolve();
       });
     });
     ready.catch(() => undefined);
-    return { child, ready };
+    return { child, ready, compiled };
   }
 
   const stopWorkers = (children: ChildProcess[]) =>

@@ -1,7 +1,10 @@
 /**
  * `npm run bench:scale -w apps/server` — a script, not a test. How a queue of lab scans finishes
- * with 1, 2 and 3 worker processes (`apps/server/src/main-worker.ts`, as an operator runs them) and
- * each WORKER_CONCURRENCY, on one PostgreSQL (the embedded one, or DATABASE_URL's server).
+ * with 1, 2 and 3 worker processes (the built `main-worker`, as `npm run start:worker` runs it) and
+ * each WORKER_CONCURRENCY, on one PostgreSQL (the embedded one, or DATABASE_URL's server). Each run
+ * also reads the CPU seconds the workers, the bench process (the API and the lab) and the whole
+ * machine used, the time the hypervisor took from the machine's cores, and each domain's median
+ * scan time (see the report's note).
  *
  * Each run queues BENCH_SCANS scans of the lab's three domains (the same work every run), starts N
  * workers with WORKER_CONCURRENCY=C, and once they are ready starts the scans and times until the
@@ -26,7 +29,13 @@
  */
 import os from 'node:os';
 import { BenchReport, interleaveOrder, loadAverage, MIN_ROUNDS, median } from '@perimeter/lab/bench';
-import { benchLog, startBenchCluster } from './bench-cluster.ts';
+import {
+  benchLog,
+  DOMAINS,
+  machineCpuSeconds,
+  processCpuSeconds,
+  startBenchCluster,
+} from './bench-cluster.ts';
 
 const SCANS = Number(process.env.BENCH_SCANS ?? 30);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? MIN_ROUNDS);
@@ -41,7 +50,20 @@ const workload = cluster.workload;
 try {
   const { token, targetIds } = await cluster.labUser();
   const pairs = WORKERS.flatMap((workers) => CONCURRENCIES.map((concurrency) => ({ workers, concurrency })));
-  const runs: { workers: number; concurrency: number; seconds: number; load: string }[] = [];
+  const runs: {
+    workers: number;
+    concurrency: number;
+    seconds: number;
+    load: string;
+    /** CPU seconds over the run: the workers', this process's (the API and the lab), the machine's. */
+    cpu: { workers: number; apiAndLab: number; machine: number; stolen: number };
+    /** Median time of one scan, per domain (DOMAINS' order). */
+    scanSeconds: number[];
+    /** Each worker's template compile at start-up (ms), before the run. */
+    compileMs: number[];
+  }[] = [];
+  const workersCpu = (children: { pid?: number | undefined }[]) =>
+    children.reduce((sum, c) => sum + (processCpuSeconds(c.pid) ?? Number.NaN), 0);
   log(`${workload}; ${SCANS} scans per run, ${pairs.length} worker × concurrency pairs, ${ROUNDS} rounds`);
   for (const [round, order] of interleaveOrder(pairs.length, ROUNDS).entries())
     for (const i of order) {
@@ -51,16 +73,47 @@ try {
       const workers = Array.from({ length: n }, () => cluster.startWorker(concurrency));
       await Promise.all(workers.map((w) => w.ready));
       const before = loadAverage();
+      const cpuBefore = {
+        workers: workersCpu(workers.map((w) => w.child)),
+        own: process.cpuUsage(),
+        machine: machineCpuSeconds(),
+      };
       const started = Date.now();
       for (const id of ids) await cluster.call('POST', '/main/start_created_abstract_scan', token, { id });
       await cluster.waitEnded(ids);
       const seconds = (Date.now() - started) / 1000;
+      const own = process.cpuUsage(cpuBefore.own);
+      const cpu = {
+        workers: workersCpu(workers.map((w) => w.child)) - cpuBefore.workers,
+        apiAndLab: (own.user + own.system) / 1e6,
+        machine: (machineCpuSeconds()?.busy ?? Number.NaN) - (cpuBefore.machine?.busy ?? Number.NaN),
+        stolen: (machineCpuSeconds()?.stolen ?? Number.NaN) - (cpuBefore.machine?.stolen ?? Number.NaN),
+      };
       const states = await cluster.endStates(ids);
+      // Each scan's own time, by domain (the scans go round-robin over DOMAINS).
+      const { rows: times } = await cluster.pool.query<{ id: string; ms: number }>(
+        `select id, extract(epoch from finished_at - started_at) * 1000 as ms from scans where id = any($1)`,
+        [ids],
+      );
+      const msOf = new Map(times.map((r) => [r.id, Number(r.ms)]));
+      const scanSeconds = DOMAINS.map((_d, k) =>
+        median(
+          ids.filter((_id, j) => j % DOMAINS.length === k).map((id) => (msOf.get(id) ?? Number.NaN) / 1000),
+        ),
+      );
       if (states !== `${ids.length} done`) log(`not all done: ${states}`);
       await cluster.stopWorkers(workers.map((w) => w.child));
-      runs.push({ workers: n, concurrency, seconds, load: before });
+      runs.push({
+        workers: n,
+        concurrency,
+        seconds,
+        load: before,
+        cpu,
+        scanSeconds,
+        compileMs: workers.map((w) => w.compiled.ms ?? Number.NaN),
+      });
       log(
-        `round ${round + 1}: ${n} worker(s) × concurrency ${concurrency}: ${SCANS} scans in ${seconds.toFixed(1)} s (load before ${before})`,
+        `round ${round + 1}: ${n} worker(s) × concurrency ${concurrency}: ${SCANS} scans in ${seconds.toFixed(1)} s (a scan: ${scanSeconds.map((x) => x.toFixed(1)).join(' / ')} s), CPU ${cpu.workers.toFixed(1)} s workers, ${cpu.apiAndLab.toFixed(1)} s API and lab, ${cpu.machine.toFixed(1)} s machine, ${cpu.stolen.toFixed(1)} s stolen (load before ${before})`,
       );
     }
 
@@ -76,17 +129,28 @@ try {
     runs.filter((r) => r.workers === WORKERS[0] && r.concurrency === CONCURRENCIES[0]).map((r) => r.seconds),
   );
   report.say(
-    `| workers × concurrency | concurrent scans | median | speed-up vs ${WORKERS[0]} × ${CONCURRENCIES[0]} | runs | load before | note |`,
+    `| workers × concurrency | concurrent scans | median | speed-up vs ${WORKERS[0]} × ${CONCURRENCIES[0]} | runs | a scan (${DOMAINS.join(' / ')}) | CPU: workers | API and lab | machine | stolen | load before | note |`,
   );
-  report.say('|---|---:|---:|---:|---|---|---|');
+  report.say('|---|---:|---:|---:|---|---|---:|---:|---:|---:|---|---|');
   for (const { workers, concurrency } of pairs) {
     const mine = runs.filter((r) => r.workers === workers && r.concurrency === concurrency);
     const m = median(mine.map((r) => r.seconds));
     const loads = mine.map((r) => Number(r.load.split(' ')[0]));
+    const cpu = (pick: (c: (typeof runs)[number]['cpu']) => number) =>
+      `${median(mine.map((r) => pick(r.cpu))).toFixed(1)} s`;
     report.say(
-      `| ${workers} × ${concurrency} | ${workers * concurrency} | ${m.toFixed(1)} s | ${(base / m).toFixed(2)}× | ${mine.map((r) => r.seconds.toFixed(1)).join(', ')} | ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)} |${workers > CORES ? ` ${workers} processes on ${CORES} cores |` : ' |'}`,
+      `| ${workers} × ${concurrency} | ${workers * concurrency} | ${m.toFixed(1)} s | ${(base / m).toFixed(2)}× | ${mine.map((r) => r.seconds.toFixed(1)).join(', ')} | ${DOMAINS.map((_d, k) => median(mine.map((r) => r.scanSeconds[k] ?? Number.NaN)).toFixed(1)).join(' / ')} s | ${cpu((c) => c.workers)} | ${cpu((c) => c.apiAndLab)} | ${cpu((c) => c.machine)} | ${cpu((c) => c.stolen)} | ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)} |${workers > CORES ? ` ${workers} processes on ${CORES} cores |` : ' |'}`,
     );
   }
+  report.say('');
+  report.say(
+    `A scan: the median time of one scan of each domain, start to end (in the runs' medians). CPU: medians of each run's CPU seconds from the first scan's start to the last one's end, read from /proc — the worker processes together; the bench process (the API, and the lab answering the scans); the whole machine (these, PostgreSQL and anything else running); stolen: time the hypervisor gave this machine's cores to other machines (wanted, not had). ${CORES} cores give at most ${CORES} CPU seconds per second of a run.`,
+  );
+  report.say('');
+  const compiles = runs.flatMap((r) => r.compileMs);
+  report.say(
+    `Each worker compiled the template sets when it started, before it was ready and before the run's clock (as a long-running worker does once): median ${median(compiles).toFixed(0)} ms, ${Math.min(...compiles).toFixed(0)}–${Math.max(...compiles).toFixed(0)} ms over ${compiles.length} starts.`,
+  );
   report.say('');
   const goalRow = runs.filter((r) => r.workers === GOAL.workers && r.concurrency === CONCURRENCIES[0]);
   const waits = Number(process.env.BENCH_HTTP_DELAY_MS ?? 0) > 0;
