@@ -12,8 +12,8 @@
  * check) change it, and BENCH_HTTP_DELAY_MS=N makes every lab HTTP response wait N ms (a site a
  * network round trip away); the workload's description says which was run.
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -32,49 +32,6 @@ export const benchLog =
   (tag: string) =>
   (msg: string): void =>
     console.log(`[${tag} ${new Date().toISOString().slice(11, 19)}] ${msg}`);
-
-/** Clock ticks per second of /proc's CPU times (`getconf CLK_TCK`; 100 on Linux). */
-const CLOCK_TICKS = (() => {
-  try {
-    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-  } catch {
-    return 100;
-  }
-})();
-
-/**
- * CPU seconds (user + system) a process has used so far, from /proc (Linux); undefined when the
- * process is gone or /proc is not there.
- */
-export function processCpuSeconds(pid: number | undefined): number | undefined {
-  if (pid === undefined) return undefined;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the command name, which is in parentheses and may hold spaces: utime and
-    // stime are the 14th and 15th fields of the line, the 12th and 13th after the name.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * CPU seconds of the whole machine (every core, every process) from /proc/stat: `busy` (user,
- * nice, system, interrupts) and `stolen` (time the hypervisor gave this machine's cores to others:
- * wanted, not used).
- */
-export function machineCpuSeconds(): { busy: number; stolen: number } | undefined {
-  try {
-    const cpu =
-      readFileSync('/proc/stat', 'utf8').split('\n')[0]?.trim().split(/\s+/).slice(1).map(Number) ?? [];
-    // user nice system idle iowait irq softirq steal
-    const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = cpu;
-    return { busy: (user + nice + system + irq + softirq) / CLOCK_TICKS, stolen: steal / CLOCK_TICKS };
-  } catch {
-    return undefined;
-  }
-}
 
 export interface Worker {
   child: ChildProcess;
@@ -175,8 +132,10 @@ export async function startBenchCluster(tag: string) {
     const ready = new Promise<void>((resolve, reject) => {
       child.once('exit', (code, signal) => reject(new Error(`worker exited (${code ?? signal})`)));
       createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (line) => {
-        if (line.includes('"template sets compiled"'))
-          Object.assign(compiled, JSON.parse(line) as { templates?: number; ms?: number });
+        if (line.includes('"template sets compiled"')) {
+          const { templates, ms } = JSON.parse(line) as { templates?: number; ms?: number };
+          Object.assign(compiled, { templates, ms });
+        }
         if (line.includes('"worker role ready"')) resolve();
       });
     });

@@ -28,14 +28,16 @@
  * report prints the core count and says when a row runs more worker processes than cores.
  */
 import os from 'node:os';
-import { BenchReport, interleaveOrder, loadAverage, MIN_ROUNDS, median } from '@perimeter/lab/bench';
 import {
-  benchLog,
-  DOMAINS,
+  BenchReport,
+  interleaveOrder,
+  loadAverage,
+  MIN_ROUNDS,
   machineCpuSeconds,
+  median,
   processCpuSeconds,
-  startBenchCluster,
-} from './bench-cluster.ts';
+} from '@perimeter/lab/bench';
+import { benchLog, DOMAINS, startBenchCluster } from './bench-cluster.ts';
 
 const SCANS = Number(process.env.BENCH_SCANS ?? 30);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? MIN_ROUNDS);
@@ -83,11 +85,12 @@ try {
       await cluster.waitEnded(ids);
       const seconds = (Date.now() - started) / 1000;
       const own = process.cpuUsage(cpuBefore.own);
+      const machine = machineCpuSeconds();
       const cpu = {
         workers: workersCpu(workers.map((w) => w.child)) - cpuBefore.workers,
         apiAndLab: (own.user + own.system) / 1e6,
-        machine: (machineCpuSeconds()?.busy ?? Number.NaN) - (cpuBefore.machine?.busy ?? Number.NaN),
-        stolen: (machineCpuSeconds()?.stolen ?? Number.NaN) - (cpuBefore.machine?.stolen ?? Number.NaN),
+        machine: (machine?.busy ?? Number.NaN) - (cpuBefore.machine?.busy ?? Number.NaN),
+        stolen: (machine?.stolen ?? Number.NaN) - (cpuBefore.machine?.stolen ?? Number.NaN),
       };
       const states = await cluster.endStates(ids);
       // Each scan's own time, by domain (the scans go round-robin over DOMAINS).

@@ -1,12 +1,13 @@
 /**
  * What every bench script shares (`@perimeter/lab/bench`), so that their figures are honest the
  * same way: interleaved A/B rounds and their medians (at least MIN_ROUNDS), the load average with
- * each figure, a loopback /24 and a DNS port that nothing holds, chosen at run time, datasets that
+ * each figure, CPU seconds of a process or of the whole machine (with what the hypervisor stole), a loopback /24 and a DNS port that nothing holds, chosen at run time, datasets that
  * must exist, and results written under bench-results/ (copied into docs/benchmarks.md only with
  * `--record`).
  */
+import { execFileSync } from 'node:child_process';
 import dgram from 'node:dgram';
-import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -25,6 +26,49 @@ export function loadAverage(): string {
     .loadavg()
     .map((l) => l.toFixed(2))
     .join(' ');
+}
+
+/** Clock ticks per second of /proc's CPU times (`getconf CLK_TCK`; 100 on Linux). */
+const CLOCK_TICKS = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+/**
+ * CPU seconds (user + system) a process has used so far, from /proc (Linux); undefined when the
+ * process is gone or /proc is not there.
+ */
+export function processCpuSeconds(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name, which is in parentheses and may hold spaces: utime and
+    // stime are the 14th and 15th fields of the line, the 12th and 13th after the name.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * CPU seconds of the whole machine (every core, every process) from /proc/stat: `busy` (user,
+ * nice, system, interrupts) and `stolen` (time the hypervisor gave this machine's cores to others:
+ * wanted, not used).
+ */
+export function machineCpuSeconds(): { busy: number; stolen: number } | undefined {
+  try {
+    const cpu =
+      readFileSync('/proc/stat', 'utf8').split('\n')[0]?.trim().split(/\s+/).slice(1).map(Number) ?? [];
+    // user nice system idle iowait irq softirq steal
+    const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = cpu;
+    return { busy: (user + nice + system + irq + softirq) / CLOCK_TICKS, stolen: steal / CLOCK_TICKS };
+  } catch {
+    return undefined;
+  }
 }
 
 export function median(xs: readonly number[]): number {
