@@ -1,5 +1,7 @@
+import { EVENTS_PAGE_SIZE } from '@perimeter/contracts';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CountMemo } from '../src/modules/findings/findings-counts.ts';
 import { CONTAINS_SORT_LIMIT, COUNT_CAP, listFindings } from '../src/modules/findings/findings-repo.ts';
 import { createTestApp, newUserInput, type TestApp } from './support/app.ts';
 import { benchCases, type EventsCase, explainCase, planNodes, planShape } from './support/events-cases.ts';
@@ -77,6 +79,13 @@ describe('events query plans (every sort key and every filter, both orders)', ()
     const cases = benchCases();
     for (const c of cases)
       for (const q of await explainCase(pool, userId, c, bulk.scanId)) found.push(...problems(c, q));
+    // And with the total remembered (no count: the page's own plan, set by the remembered total).
+    for (const c of cases) {
+      const memo = rememberAll();
+      await explainCase(pool, userId, c, bulk.scanId, memo);
+      for (const q of await explainCase(pool, userId, c, bulk.scanId, memo))
+        found.push(...problems(c, q).map((p) => `remembered total: ${p}`));
+    }
     expect(found).toEqual([]);
     expect(cases.length).toBeGreaterThan(100);
   }, 300_000);
@@ -105,12 +114,26 @@ describe('events query plans (every sort key and every filter, both orders)', ()
   });
 });
 
+/** A memo that keeps every total (FindingCounts without its notifications). */
+function rememberAll(): CountMemo & { size(): number } {
+  const m = new Map<string, number>();
+  return { get: async (k) => m.get(k), set: (k, n) => void m.set(k, n), size: () => m.size };
+}
+
 describe('events round trips', () => {
   /** The statements one page request sends (without begin/commit), and what it answered. */
-  async function statementsOf(body: Parameters<typeof listFindings>[2], offset = 0) {
+  async function statementsOf(
+    body: Parameters<typeof listFindings>[2],
+    offset = 0,
+    {
+      limit = 50,
+      scanId = undefined as string | undefined,
+      counts = undefined as CountMemo | undefined,
+    } = {},
+  ) {
     const sent: string[] = [];
     const db = drizzle(t.runtime.ctx.database.pool, { logger: { logQuery: (q) => sent.push(q) } });
-    const page = await listFindings(db as never, userId, body, { limit: 50, offset });
+    const page = await listFindings(db as never, userId, body, { limit, offset }, scanId, counts);
     return { sent: sent.filter((q) => !/^\s*(begin|commit)\b/i.test(q)), page };
   }
 
@@ -155,5 +178,27 @@ describe('events round trips', () => {
       sort_key: 'name',
     });
     expect(few.sent.length).toBeLessThanOrEqual(3);
+  });
+
+  it('answer every case from a remembered total with the same page and total, without counting', async () => {
+    let remembered = 0;
+    for (const c of benchCases()) {
+      if (c.body.scan_subclass === 'exploit_db' && c.body.vulnerabilities_existence === 'without') continue;
+      const opts = {
+        limit: EVENTS_PAGE_SIZE[c.body.scan_subclass],
+        scanId: c.oneScan ? bulk.scanId : undefined,
+        counts: rememberAll(),
+      };
+      const first = await statementsOf(c.body, c.offset ?? 0, opts);
+      const again = await statementsOf(c.body, c.offset ?? 0, opts);
+      expect(again.page, c.label).toEqual(first.page);
+      expect(
+        again.sent.filter((q) => /count\(\*\)/.test(q)),
+        c.label,
+      ).toEqual([]);
+      expect(again.sent.length, c.label).toBeLessThanOrEqual(first.sent.length);
+      remembered += opts.counts.size();
+    }
+    expect(remembered).toBeGreaterThan(100);
   });
 });

@@ -3,6 +3,7 @@ import type { AppConfig } from '../lib/config/index.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { AccountMailDispatcher } from '../modules/auth/auth-mail.ts';
 import type { BillingProvider } from '../modules/billing/billing-provider.ts';
+import type { FindingCounts } from '../modules/findings/findings-counts.ts';
 import type { Mailer } from '../modules/mail/mail-service.ts';
 
 /** What every service function receives: no globals. */
@@ -16,4 +17,6 @@ export interface AppContext {
   logger: Logger;
   /** The payment provider: Stripe with STRIPE_SECRET_KEY, else the embedded local one. */
   billing: BillingProvider;
+  /** Events totals remembered until the user's findings change (the API process listens for that). */
+  findingCounts: FindingCounts;
 }

@@ -6,6 +6,7 @@ import { type AppConfig, loadConfig } from '../lib/config/index.ts';
 import { createLogger, type Logger } from '../lib/logger.ts';
 import { createAccountMailDispatcher } from '../modules/auth/auth-mail.ts';
 import { createBillingProvider } from '../modules/billing/billing-provider.ts';
+import { FindingCounts } from '../modules/findings/findings-counts.ts';
 import { createMailer } from '../modules/mail/mail-service.ts';
 import { rekeyLeakFindingFingerprints, rekeyLegacyLeakDigests } from '../modules/scans/scans-intel-repo.ts';
 import { createMaintenanceState, type MaintenanceState } from '../modules/system/system-service.ts';
@@ -58,6 +59,7 @@ export async function openRuntime(config: AppConfig = loadConfig(), logger?: Log
     accountMail,
     logger: log,
     billing: createBillingProvider(config.env, config.publicUrl),
+    findingCounts: new FindingCounts(),
   };
   return {
     ctx,

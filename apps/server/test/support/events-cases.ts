@@ -1,6 +1,7 @@
 import { EVENT_SORT_KEYS, EVENTS_PAGE_SIZE, type TAllEventsBody } from '@perimeter/contracts';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import type pg from 'pg';
+import type { CountMemo } from '../../src/modules/findings/findings-counts.ts';
 import { listFindings } from '../../src/modules/findings/findings-repo.ts';
 import { listTechnologiesWithoutCve } from '../../src/modules/findings/findings-tech-repo.ts';
 
@@ -175,6 +176,8 @@ export async function explainCase(
   userId: string,
   c: EventsCase,
   scanId?: string,
+  /** A memo holding the case's total: the statements of a remembered total. */
+  counts?: CountMemo,
 ): Promise<ExplainedQuery[]> {
   const captured: { query: string; params: unknown[] }[] = [];
   const db = drizzle(pool, { logger: { logQuery: (query, params) => captured.push({ query, params }) } });
@@ -182,7 +185,7 @@ export async function explainCase(
   const one = c.oneScan ? scanId : undefined;
   if (c.body.scan_subclass === 'exploit_db' && c.body.vulnerabilities_existence === 'without')
     await listTechnologiesWithoutCve(db as never, userId, c.body, page, one);
-  else await listFindings(db as never, userId, c.body, page, one);
+  else await listFindings(db as never, userId, c.body, page, one, counts);
   const client = await pool.connect();
   const out: ExplainedQuery[] = [];
   try {

@@ -11,6 +11,7 @@ import type { AppContext } from '../../server/context.ts';
 import type { SignedIn } from '../../server/plugins/auth.ts';
 import * as repo from '../findings/findings-repo.ts';
 import { listTechnologiesWithoutCve, type TechnologyRow } from '../findings/findings-tech-repo.ts';
+import { setResolved } from '../findings/findings-write-repo.ts';
 import { cveIntelOf, NO_CVE_INTEL } from '../intel/intel-fns.ts';
 import { oobEvidence } from '../oob/oob-evidence.ts';
 import { getScan } from '../scans/scans-repo.ts';
@@ -218,7 +219,15 @@ export async function getAllEvents(
 ): Promise<TEventsPage> {
   if (body.scan_subclass === 'exploit_db' && body.vulnerabilities_existence === 'without')
     return forPlan(plan, await withoutCve(ctx, userId, body, pageOf(body, q)));
-  const { rows, total, totalExact } = await repo.listFindings(ctx.db, userId, body, pageOf(body, q));
+  const counts = ctx.findingCounts.memo(userId);
+  const { rows, total, totalExact } = await repo.listFindings(
+    ctx.db,
+    userId,
+    body,
+    pageOf(body, q),
+    undefined,
+    counts,
+  );
   return forPlan(plan, { items: rows.map(toEvent), total, total_exact: totalExact });
 }
 
@@ -228,6 +237,7 @@ export async function getOneScanEvents(
   body: TOneEventsBody,
   q: { limit?: number | undefined; offset: number },
 ): Promise<TEventsPage> {
+  const counts = ctx.findingCounts.memo(userId);
   const scan = await getScan(ctx.db, userId, body.id);
   if (!scan) throw notFound('Scan not found.');
   const { id, ...filters } = body;
@@ -239,6 +249,7 @@ export async function getOneScanEvents(
     filters as TAllEventsBody,
     pageOf(body, q),
     id,
+    counts,
   );
   return forPlan(plan, { items: rows.map(toEvent), total, total_exact: totalExact });
 }
@@ -248,9 +259,7 @@ export async function resolveEvent(
   { userId, plan }: SignedIn,
   body: { scan_subclass: repo.Subclass; event_id: string; reason: string },
 ): Promise<TEvent> {
-  const row = await repo.setResolved(ctx.db, userId, body.scan_subclass, body.event_id, {
-    reason: body.reason,
-  });
+  const row = await setResolved(ctx.db, userId, body.scan_subclass, body.event_id, { reason: body.reason });
   if (!row) throw notFound('Event not found.');
   return eventForPlan(plan, toEvent(row));
 }
@@ -260,7 +269,7 @@ export async function unresolveEvent(
   { userId, plan }: SignedIn,
   body: { scan_subclass: repo.Subclass; event_id: string },
 ): Promise<TEvent> {
-  const row = await repo.setResolved(ctx.db, userId, body.scan_subclass, body.event_id, null);
+  const row = await setResolved(ctx.db, userId, body.scan_subclass, body.event_id, null);
   if (!row) throw notFound('Event not found.');
   return eventForPlan(plan, toEvent(row));
 }

@@ -1,7 +1,6 @@
-import { SEVERITY_RANK, SUBCLASS_OF_CLASS, type TAllEventsBody, type TSeverity } from '@perimeter/contracts';
+import { SUBCLASS_OF_CLASS, type TAllEventsBody } from '@perimeter/contracts';
 import { type AnyColumn, and, asc, desc, eq, getTableColumns, inArray, type SQL, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.ts';
-import { escapeLike } from '../../db/like.ts';
 import {
   findingSightings,
   findingsExploitDb,
@@ -9,6 +8,8 @@ import {
   findingsLeakcheck,
   targets,
 } from '../../db/schema/index.ts';
+import { type CountMemo, NO_MEMO } from './findings-counts.ts';
+import { severityMatch, textMatch } from './findings-sql.ts';
 
 /*
  * The finding tables (one per subclass) and their read side: a user's findings page by page, a
@@ -61,41 +62,6 @@ const SORT_COLUMNS = {
   },
 } as const;
 
-/**
- * Case-insensitive text filter. `contains` is an ILIKE '%…%' served by the trigram indexes
- * (migration 0006). Equality on host names (main_domain, subdomain: stored lower-case) compares
- * with `=` so the btree indexes serve it in order; other columns (e-mail) use an ILIKE without
- * wildcards, which is a case-insensitive equality the trigram index can serve.
- */
-export function textMatch(
-  column: SQL | AnyColumn,
-  value: string,
-  contains: boolean,
-  storedLowerCase = false,
-): SQL {
-  if (contains) return sql`${column} ilike ${`%${escapeLike(value)}%`}`;
-  if (storedLowerCase) return sql`${column} = ${value.trim().toLowerCase()}`;
-  return sql`${column} ilike ${escapeLike(value)}`;
-}
-
-/**
- * A severity filter on severity_ordering (one-to-one with severity). A contiguous set (e.g.
- * critical + high) is a range the (user_id, severity_ordering, id) index reads in order, so a page
- * sorted by severity starts at the first matching row on any PostgreSQL version instead of walking
- * past every finding of the severities left out (13.9 s for critical + high ascending on 600,000
- * findings, before).
- */
-function severityMatch(column: AnyColumn, severities: readonly TSeverity[]): SQL {
-  const ords = [...new Set(severities.map((s) => SEVERITY_RANK[s]))].sort((a, b) => a - b);
-  const lo = ords[0] ?? 0;
-  const hi = ords.at(-1) ?? 0;
-  if (hi - lo + 1 === ords.length) return sql`${column} between ${lo} and ${hi}`;
-  // Not contiguous (critical + low): the range bounds the index read on every version (before
-  // PostgreSQL 17 an ordered index scan tests `= ANY` row by row: 14,526 pages on PG 15 walking
-  // past every informational finding), the list drops the severities in between.
-  return and(sql`${column} between ${lo} and ${hi}`, inArray(column, ords)) as SQL;
-}
-
 export type FindingRow =
   | ({ subclass: 'exploit_scanner' } & typeof findingsExploitScanner.$inferSelect)
   | ({ subclass: 'exploit_db' } & typeof findingsExploitDb.$inferSelect)
@@ -129,6 +95,7 @@ export async function listFindings(
   body: TAllEventsBody,
   page: { limit: number; offset: number },
   scanId?: string,
+  counts: CountMemo = NO_MEMO,
 ): Promise<{ rows: FindingRow[]; total: number; totalExact: boolean }> {
   const none = { rows: [], total: 0, totalExact: true };
   const sub = body.scan_subclass;
@@ -281,6 +248,10 @@ export async function listFindings(
         )} limit ${cap + 1}) capped`
       : sql`select count(*)::int as n from (select 1 from ${table} where ${where} limit ${cap + 1}) capped`;
   const capped = sql<number>`(${countQuery})`.mapWith(Number);
+  // The total depends on the filters and the scan, not on the order or the page.
+  const { sort_key: _k, sort_order: _o, ...filters } = body;
+  const countKey = JSON.stringify([scanId ?? '', filters]);
+  const known = await counts.get(countKey);
   /**
    * The (sort value, id) `n` findings into the user's order: every finding before it compares
    * to it as a row, unless nulls come first (a nullable column descending) or it is null itself.
@@ -318,78 +289,81 @@ export async function listFindings(
             .offset(page.offset),
         )
       : where;
-    const withCount = await db
-      .select({ row: getTableColumns(table), n: capped })
-      .from(table)
-      .where(rowsOfPage)
-      .orderBy(...order)
-      .limit(page.limit)
-      .offset(deep ? 0 : page.offset);
-    rows = withCount.map((r) => r.row);
-    counted = withCount[0]?.n ?? Number((await db.execute<{ n: number }>(countQuery)).rows[0]?.n ?? 0);
-  } else
-    ({ rows, counted } = await db.transaction(async (tx) => {
-      // Index (and index-only) scans off: the filter's own index, read as a bitmap, counts the matches.
-      if (contains)
-        await tx.execute(
-          sql`select set_config('enable_indexscan', 'off', true), set_config('enable_indexonlyscan', 'off', true)`,
-        );
-      // Few matches: read them through the filter's index (bitmap) and sort them — walking the sort
-      // column's index could pass every finding of the user before the page fills when the matches
-      // cluster at the far end of the order (e-mail contains "user12" by add_ts: 70,085 rows). More:
-      // the walk finds a page soon enough. The count statement itself sets the index scans for the
-      // page that follows (off for few matches, on for many), saving a round trip per request.
-      const few = sql`case when n <= ${CONTAINS_SORT_LIMIT} then 'off' else 'on' end`;
-      const [c] = (
-        await tx.execute<{ n: number }>(
-          contains
-            ? sql`select n, set_config('enable_indexscan', ${few}, true), set_config('enable_indexonlyscan', ${few}, true) from (${countQuery}) c`
-            : sql`select n, set_config('enable_indexscan', ${few}, true) from (${countQuery}) c`,
-        )
-      ).rows;
-      const n = Number(c?.n ?? 0);
-      if (n <= CONTAINS_SORT_LIMIT) return { rows: await page_(tx), counted: n };
-      // Many matches: walk the sort column's index, but only over the first WALK_BUDGET findings of
-      // the user in that order (a range the index reads, bounded). Matches that cluster far down the
-      // order (sort by host, subdomain "h12": 504,195 pages walked) fill no page there: then read
-      // them through the filter's index and sort them, a cost bounded by the matches.
-      // Without a bound (fewer findings than the budget, or nulls first in the order) the walk is
-      // the plan. Past the budget, the sort of the matches costs at worst one read of the table;
-      // the walk, a random heap read per finding of the user.
-      const bound = await walkBound(tx, page.offset + WALK_BUDGET);
-      if (!bound) return { rows: await page_(tx), counted: n };
+    const skip = deep ? 0 : page.offset;
+    if (known !== undefined) {
+      rows = await db
+        .select()
+        .from(table)
+        .where(rowsOfPage)
+        .orderBy(...order)
+        .limit(page.limit)
+        .offset(skip);
+      counted = known;
+    } else {
+      const withCount = await db
+        .select({ row: getTableColumns(table), n: capped })
+        .from(table)
+        .where(rowsOfPage)
+        .orderBy(...order)
+        .limit(page.limit)
+        .offset(skip);
+      rows = withCount.map((r) => r.row);
+      counted = withCount[0]?.n ?? Number((await db.execute<{ n: number }>(countQuery)).rows[0]?.n ?? 0);
+    }
+  } else {
+    // Many matches: walk the sort column's index, but only over the first WALK_BUDGET findings of
+    // the user in that order (a range the index reads, bounded). Matches that cluster far down the
+    // order (sort by host, subdomain "h12": 504,195 pages walked) fill no page there: then read
+    // them through the filter's index and sort them (index scans off), a cost bounded by the
+    // matches. Without a bound (fewer findings than the budget, or nulls first in the order) the
+    // walk is the plan. Past the budget, the sort of the matches costs at worst one read of the
+    // table; the walk, a random heap read per finding of the user. Undefined: sort them.
+    const walk = async (q: DbOrTx) => {
+      const bound = await walkBound(q, page.offset + WALK_BUDGET);
+      if (!bound) return page_(q);
       const within =
         direction === 'asc'
           ? sql`(${sortColumn}, ${t.id}) <= (${bound.v}, ${bound.id}::uuid)`
           : sql`(${sortColumn}, ${t.id}) >= (${bound.v}, ${bound.id}::uuid)`;
-      const walked = await page_(tx, within);
-      if (walked.length === page.limit) return { rows: walked, counted: n };
-      await tx.execute(sql`set local enable_indexscan = off`);
-      return { rows: await page_(tx), counted: n };
-    }));
+      const walked = await page_(q, within);
+      return walked.length === page.limit ? walked : undefined;
+    };
+    const sorted = (tx: DbOrTx) => tx.execute(sql`set local enable_indexscan = off`).then(() => page_(tx));
+    if (known !== undefined && !contains && known > CONTAINS_SORT_LIMIT) {
+      // A remembered total of many matches needs no planner setting, so no transaction unless the walk fails.
+      rows = (await walk(db)) ?? (await db.transaction(sorted));
+      counted = known;
+    } else
+      ({ rows, counted } = await db.transaction(async (tx) => {
+        // Few matches: read them through the filter's index (bitmap) and sort them — walking the sort
+        // column's index could pass every finding of the user before the page fills when the matches
+        // cluster at the far end of the order (e-mail contains "user12" by add_ts: 70,085 rows). More:
+        // the walk finds a page soon enough. The count statement itself sets the index scans for the
+        // page that follows (off for few matches, on for many), saving a round trip per request; a
+        // remembered total sets them alone.
+        let n = known ?? 0;
+        const few = sql`case when n <= ${CONTAINS_SORT_LIMIT} then 'off' else 'on' end`;
+        const settings = contains
+          ? sql`set_config('enable_indexscan', ${few}, true), set_config('enable_indexonlyscan', ${few}, true)`
+          : sql`set_config('enable_indexscan', ${few}, true)`;
+        if (known === undefined) {
+          // Index (and index-only) scans off: the filter's own index, read as a bitmap, counts the matches.
+          if (contains)
+            await tx.execute(
+              sql`select set_config('enable_indexscan', 'off', true), set_config('enable_indexonlyscan', 'off', true)`,
+            );
+          const [c] = (await tx.execute<{ n: number }>(sql`select n, ${settings} from (${countQuery}) c`))
+            .rows;
+          n = Number(c?.n ?? 0);
+        } else await tx.execute(sql`select ${settings} from (select ${known}::int as n) c`);
+        if (n <= CONTAINS_SORT_LIMIT) return { rows: await page_(tx), counted: n };
+        return { rows: (await walk(tx)) ?? (await sorted(tx)), counted: n };
+      }));
+  }
+  if (known === undefined) counts.set(countKey, counted);
   return {
     rows: rows.map((r) => ({ ...r, subclass: sub }) as FindingRow),
     total: Math.min(counted, cap),
     totalExact: counted <= cap,
   };
-}
-
-export async function setResolved(
-  db: DbOrTx,
-  userId: string,
-  sub: Subclass,
-  id: string,
-  resolved: { reason: string } | null,
-): Promise<FindingRow | undefined> {
-  const t = FINDING_TABLES[sub] as typeof findingsExploitScanner;
-  const [row] = await db
-    .update(t)
-    .set(
-      resolved
-        ? { resolved: true, resolvedReason: resolved.reason, resolvedAt: new Date() }
-        : { resolved: false, resolvedReason: null, resolvedAt: null },
-    )
-    .where(and(eq(t.userId, userId), eq(t.id, id)))
-    .returning();
-  return row ? ({ ...row, subclass: sub } as FindingRow) : undefined;
 }

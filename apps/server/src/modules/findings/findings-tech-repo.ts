@@ -2,7 +2,7 @@ import { SUBCLASS_OF_CLASS, type TAllEventsBody } from '@perimeter/contracts';
 import { and, type SQL, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.ts';
 import { findingsExploitDb, scanScope, scans, scanTargets } from '../../db/schema/index.ts';
-import { textMatch } from './findings-repo.ts';
+import { textMatch } from './findings-sql.ts';
 
 /*
  * exploit_db with `vulnerabilities_existence: without`: detected technologies that matched no CVE,

@@ -1,6 +1,6 @@
 import { SEVERITY_RANK, type TSeverity } from '@perimeter/contracts';
 import type { CveFinding, Severity as EngineSeverity, LeakFinding, TemplateFinding } from '@perimeter/engine';
-import { type AnyColumn, and, inArray, sql } from 'drizzle-orm';
+import { type AnyColumn, and, eq, inArray, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.ts';
 import {
   findingSightings,
@@ -9,7 +9,7 @@ import {
   findingsLeakcheck,
 } from '../../db/schema/index.ts';
 import { applyIntelToFindings } from '../intel/intel-repo.ts';
-import { FINDING_TABLES, type Subclass } from './findings-repo.ts';
+import { FINDING_TABLES, type FindingRow, type Subclass } from './findings-repo.ts';
 
 /*
  * The write side of the finding tables: a scan's worker upserts what it saw (by target and
@@ -277,4 +277,25 @@ export async function markUnseenFixed(
     n += rows.length;
   }
   return n;
+}
+
+/** A finding resolved (with its reason) or reopened by its owner; undefined when not theirs. */
+export async function setResolved(
+  db: DbOrTx,
+  userId: string,
+  sub: Subclass,
+  id: string,
+  resolved: { reason: string } | null,
+): Promise<FindingRow | undefined> {
+  const t = FINDING_TABLES[sub] as typeof findingsExploitScanner;
+  const [row] = await db
+    .update(t)
+    .set(
+      resolved
+        ? { resolved: true, resolvedReason: resolved.reason, resolvedAt: new Date() }
+        : { resolved: false, resolvedReason: null, resolvedAt: null },
+    )
+    .where(and(eq(t.userId, userId), eq(t.id, id)))
+    .returning();
+  return row ? ({ ...row, subclass: sub } as FindingRow) : undefined;
 }

@@ -1,0 +1,145 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+
+export interface ChannelListener {
+  /** Whether the connection is up and LISTENing: while it is not, notifications may be missed. */
+  readonly live: boolean;
+  /**
+   * Resolves true once every notification committed before this call has been handed to
+   * `onNotify` (false if the connection went down meanwhile). It sends a notification of its own
+   * and waits for it: PostgreSQL delivers notifications in commit order. Calls made while one is
+   * waiting to be sent share it.
+   */
+  sync(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export interface ListenOptions {
+  /** Connection settings of the pool this listener serves (its own connection, outside the pool). */
+  connection: pg.ClientConfig;
+  channel: string;
+  onNotify(payload: string): void;
+  /** The listener went up or down; after an `up`, notifications sent while it was down are lost. */
+  onState(live: boolean): void;
+  /** First wait before reconnecting, doubled up to 10 s. */
+  retryMs?: number;
+}
+
+interface Batch {
+  token: string;
+  waiting: ((ok: boolean) => void)[];
+}
+
+/**
+ * LISTEN on one channel over a connection of its own, reconnecting after the server ends it (a
+ * restart, a failover): PostgreSQL delivers NOTIFY only to connections listening at commit, so
+ * `onState` says when the caller must stop trusting what the notifications would have told it.
+ */
+export function listenChannel(opts: ListenOptions): ChannelListener {
+  const first = opts.retryMs ?? 500;
+  // This process's own channel for sync(): no other listener hears its round trips.
+  const syncChannel = `${opts.channel}_sync_${randomBytes(6).toString('hex')}`;
+  let wait = first;
+  let client: pg.Client | undefined;
+  let live = false;
+  let closed = false;
+  let timer: NodeJS.Timeout | undefined;
+  let unsent: Batch | undefined;
+  const sent = new Map<string, Batch>();
+  let serial = 0;
+
+  const settle = (batch: Batch, ok: boolean) => {
+    for (const resolve of batch.waiting) resolve(ok);
+  };
+  const down = () => {
+    for (const batch of sent.values()) settle(batch, false);
+    sent.clear();
+    if (live) {
+      live = false;
+      opts.onState(false);
+    }
+  };
+  const retry = () => {
+    if (closed || timer) return;
+    timer = setTimeout(() => {
+      timer = undefined;
+      void connect();
+    }, wait);
+    timer.unref();
+    wait = Math.min(10_000, wait * 2);
+  };
+  async function connect() {
+    const c = new pg.Client({ ...opts.connection, application_name: `perimeter listen ${opts.channel}` });
+    client = c;
+    const lost = () => {
+      if (client !== c) return;
+      client = undefined;
+      down();
+      void c.end().catch(() => {});
+      retry();
+    };
+    c.on('error', lost);
+    c.on('end', lost);
+    c.on('notification', (n) => {
+      if (n.channel === opts.channel && n.payload) opts.onNotify(n.payload);
+      else if (n.channel === syncChannel && n.payload) {
+        const batch = sent.get(n.payload);
+        if (!batch) return;
+        sent.delete(n.payload);
+        settle(batch, true);
+      }
+    });
+    try {
+      await c.connect();
+      await c.query(`LISTEN "${opts.channel}"; LISTEN "${syncChannel}"`);
+    } catch {
+      lost();
+      return;
+    }
+    if (closed || client !== c) return void c.end().catch(() => {});
+    // The connection is not the process's reason to stay up.
+    (c as unknown as { connection?: { stream?: { unref?: () => void } } }).connection?.stream?.unref?.();
+    wait = first;
+    live = true;
+    opts.onState(true);
+  }
+  void connect();
+
+  const send = () => {
+    const batch = unsent;
+    unsent = undefined;
+    const c = client;
+    if (!batch) return;
+    if (!live || !c) return settle(batch, false);
+    sent.set(batch.token, batch);
+    c.query('select pg_notify($1, $2)', [syncChannel, batch.token]).catch(() => {
+      if (sent.delete(batch.token)) settle(batch, false);
+    });
+  };
+
+  return {
+    get live() {
+      return live;
+    },
+    sync() {
+      if (!live) return Promise.resolve(false);
+      return new Promise<boolean>((resolve) => {
+        if (!unsent) {
+          unsent = { token: String(++serial), waiting: [] };
+          setImmediate(send);
+        }
+        unsent.waiting.push(resolve);
+      });
+    },
+    async close() {
+      closed = true;
+      clearTimeout(timer);
+      const c = client;
+      client = undefined;
+      down();
+      if (unsent) settle(unsent, false);
+      unsent = undefined;
+      await c?.end().catch(() => {});
+    },
+  };
+}

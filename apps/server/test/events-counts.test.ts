@@ -1,0 +1,144 @@
+import type { TAllEventsBody } from '@perimeter/contracts';
+import { drizzle } from 'drizzle-orm/node-postgres';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listFindings } from '../src/modules/findings/findings-repo.ts';
+import { client, createTestApp, newUserInput, type TestApp } from './support/app.ts';
+import { seedBulkFindings } from './support/findings-bulk.ts';
+
+/**
+ * Remembered events totals (src/modules/findings/findings-counts.ts): a total is counted once and
+ * read again until the user's findings change — and a change committed anywhere (another process,
+ * here a separate connection as a worker's) is in the very next page's total, without waiting.
+ */
+let t: TestApp;
+let userId: string;
+let token: string;
+/** Another connection to the same database, as a worker process writes findings. */
+let worker: pg.Client;
+
+beforeAll(async () => {
+  t = await createTestApp();
+  const input = newUserInput();
+  await t.app.inject({ method: 'POST', url: '/api/users/auth/registration/', payload: input });
+  const pool = t.runtime.ctx.database.pool;
+  const { rows } = await pool.query<{ id: string }>(
+    `update users set plan = 'enterprise', email_verified = true where email = $1 returning id`,
+    [input.email],
+  );
+  userId = rows[0]!.id;
+  await seedBulkFindings(pool, userId, 2_000);
+  const login = await t.app.inject({
+    method: 'POST',
+    url: '/api/users/auth/login/',
+    payload: { email: input.email, password: input.password1 },
+  });
+  token = (login.json() as { data: { access: string } }).data.access;
+  worker = new pg.Client({ connectionString: t.databaseUrl });
+  await worker.connect();
+  await until(() => t.runtime.ctx.findingCounts.listening);
+}, 120_000);
+
+afterAll(async () => {
+  await worker?.end();
+  await t?.close();
+});
+
+async function until(ok: () => boolean, ms = 10_000) {
+  const end = Date.now() + ms;
+  while (!ok()) {
+    if (Date.now() > end) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+const body: TAllEventsBody = {
+  scan_subclass: 'exploit_scanner',
+  severity: ['critical', 'high'],
+  sort_key: 'name',
+};
+
+/** One page through the repository with the app's memo; the statements it sent. */
+async function page() {
+  const sent: string[] = [];
+  const db = drizzle(t.runtime.ctx.database.pool, { logger: { logQuery: (q) => sent.push(q) } });
+  const memo = t.runtime.ctx.findingCounts.memo(userId);
+  const p = await listFindings(db as never, userId, body, { limit: 10, offset: 0 }, undefined, memo);
+  return { ...p, counted: sent.some((q) => /count\(\*\)/.test(q)) };
+}
+
+const apiTotal = async (extra: Record<string, unknown> = {}) => {
+  const res = await client(t.app, token).post<{ data: { total: number; items: { id: string }[] } }>(
+    '/main/get_all_user_abstract_scan_events',
+    { scan_subclass: 'exploit_scanner', ...extra },
+  );
+  expect(res.status).toBe(200);
+  return res.body.data;
+};
+
+describe('remembered events totals', () => {
+  it('count once, then read the total again until a finding of the user changes', async () => {
+    const first = await page();
+    expect(first.counted).toBe(true);
+    const again = await page();
+    expect(again.counted).toBe(false);
+    expect(again.total).toBe(first.total);
+    expect(again.rows.map((r) => r.id)).toEqual(first.rows.map((r) => r.id));
+
+    // A worker deletes one of the matches on its own connection: the next page counts again.
+    await worker.query(
+      `delete from findings_exploit_scanner where id = (select id from findings_exploit_scanner
+       where user_id = $1 and severity_ordering >= 4 limit 1)`,
+      [userId],
+    );
+    const after = await page();
+    expect(after.counted).toBe(true);
+    expect(after.total).toBe(first.total - 1);
+    expect((await page()).counted).toBe(false);
+  });
+
+  it('show another process’s write in the next total over HTTP, and a resolve at once', async () => {
+    const before = await apiTotal();
+    expect((await apiTotal()).total).toBe(before.total);
+    await worker.query(
+      `delete from findings_exploit_scanner where id = (select id from findings_exploit_scanner where user_id = $1 limit 1)`,
+      [userId],
+    );
+    expect((await apiTotal()).total).toBe(before.total - 1);
+
+    const open = await apiTotal({ hide_resolved: true });
+    const res = await client(t.app, token).post('/main/resolve_abstract_scan_event', {
+      scan_subclass: 'exploit_scanner',
+      event_id: open.items[0]!.id,
+      reason: 'accepted_risk',
+    });
+    expect(res.status).toBe(200);
+    expect((await apiTotal({ hide_resolved: true })).total).toBe(open.total - 1);
+  });
+
+  it('remember nothing while the notifications are not heard, and again once they are', async () => {
+    const counts = t.runtime.ctx.findingCounts;
+    const before = (await page()).total;
+    expect((await page()).counted).toBe(false);
+    await worker.query(
+      `select pg_terminate_backend(pid) from pg_stat_activity where application_name like 'perimeter listen%'`,
+    );
+    await until(() => !counts.listening);
+    // Missed while down: the total is counted, never taken from before.
+    await worker.query(
+      `delete from findings_exploit_scanner where id = (select id from findings_exploit_scanner
+       where user_id = $1 and severity_ordering >= 4 limit 1)`,
+      [userId],
+    );
+    const down = await page();
+    expect(down.counted).toBe(true);
+    expect(down.total).toBe(before - 1);
+    expect((await page()).counted).toBe(true);
+
+    await until(() => counts.listening);
+    expect((await page()).counted).toBe(true);
+    const back = await page();
+    expect(back.counted).toBe(false);
+    expect(back.total).toBe(before - 1);
+  });
+});
