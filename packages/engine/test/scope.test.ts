@@ -34,8 +34,13 @@ beforeAll(async () => {
     this: dgram.Socket,
     ...args: unknown[]
   ) {
-    // send(msg, port, address, callback): record where DNS packets go.
-    datagrams.push(`${String(args[2])}:${String(args[1])}`);
+    // Record where DNS packets go: send(msg, port, address, callback), or send(msg, callback) on a
+    // connected socket (the resolver's, one per server).
+    if (typeof args[1] === 'number') datagrams.push(`${String(args[2])}:${String(args[1])}`);
+    else {
+      const to = this.remoteAddress();
+      datagrams.push(`${to.address}:${to.port}`);
+    }
     return (origSend as (...a: unknown[]) => void).apply(this, args);
   });
   const netConnect = vi.spyOn(net, 'connect');

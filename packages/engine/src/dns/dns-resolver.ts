@@ -1,13 +1,10 @@
-import dgram from 'node:dgram';
 import { getServers } from 'node:dns';
 import net from 'node:net';
 import dnsPacket, { type Answer, type Packet, type RecordType } from 'dns-packet';
 import { AbortedError } from '../lib/async.ts';
+import { DnsError, type DnsServer, DnsUdpSocket, lower } from './dns-udp.ts';
 
-export interface DnsServer {
-  host: string;
-  port: number;
-}
+export { DnsError, type DnsServer } from './dns-udp.ts';
 
 export interface ResolverOptions {
   /** `host:port` strings or objects; the system's resolvers (port 53) when empty. */
@@ -33,16 +30,6 @@ export interface HostResolution {
   exists: boolean;
 }
 
-export class DnsError extends Error {
-  constructor(
-    message: string,
-    readonly code: string,
-  ) {
-    super(message);
-    this.name = 'DnsError';
-  }
-}
-
 export function parseServer(s: string | DnsServer): DnsServer {
   if (typeof s !== 'string') return s;
   const m = /^\[?([^\]]+?)\]?(?::(\d+))?$/.exec(s.trim());
@@ -60,26 +47,17 @@ export function dataOf(a: Answer): unknown {
   return (a as { data?: unknown }).data;
 }
 
-function lower(name: string): string {
-  return name.toLowerCase().replace(/\.$/, '');
-}
-
-interface Pending {
-  resolve(p: Packet): void;
-  reject(e: Error): void;
-  timer: NodeJS.Timeout;
-}
-
 /**
  * A stub resolver speaking DNS directly (dns-packet) to configured servers and ports: one
- * UDP socket per address family multiplexed by query id, TCP for truncated answers and AXFR.
+ * connected UDP socket per server multiplexed by query id (dns-udp.ts), TCP for truncated
+ * answers and AXFR.
  */
 export class DnsResolver {
   readonly servers: DnsServer[];
   private readonly timeoutMs: number;
   private readonly retries: number;
-  private sockets = new Map<'udp4' | 'udp6', dgram.Socket>();
-  private pending = new Map<number, Pending>();
+  /** By index in `servers`, opened on the server's first query. */
+  private udp: (DnsUdpSocket | undefined)[] = [];
   private nextServer = 0;
   private cache = new Map<string, Promise<DnsResponse>>();
 
@@ -88,67 +66,6 @@ export class DnsResolver {
     this.servers = servers.map(parseServer);
     this.timeoutMs = options.timeoutMs ?? 2000;
     this.retries = options.retries ?? 2;
-  }
-
-  private socket(kind: 'udp4' | 'udp6'): dgram.Socket {
-    let s = this.sockets.get(kind);
-    if (s) return s;
-    s = dgram.createSocket(kind);
-    s.on('message', (msg) => {
-      let packet: Packet;
-      try {
-        packet = dnsPacket.decode(msg);
-      } catch {
-        return;
-      }
-      const p = packet.id === undefined ? undefined : this.pending.get(packet.id);
-      if (!p || packet.id === undefined) return;
-      this.pending.delete(packet.id);
-      clearTimeout(p.timer);
-      p.resolve(packet);
-    });
-    s.on('error', () => {});
-    s.unref();
-    this.sockets.set(kind, s);
-    return s;
-  }
-
-  private newId(): number {
-    for (let i = 0; i < 100; i++) {
-      const id = Math.floor(Math.random() * 65535) + 1;
-      if (!this.pending.has(id)) return id;
-    }
-    throw new DnsError('too many DNS queries in flight', 'EBUSY');
-  }
-
-  private udpOnce(server: DnsServer, name: string, type: RecordType): Promise<Packet> {
-    return new Promise((resolve, reject) => {
-      const id = this.newId();
-      const buf = dnsPacket.encode({
-        id,
-        type: 'query',
-        flags: dnsPacket.RECURSION_DESIRED,
-        questions: [{ name, type, class: 'IN' }],
-      });
-      // setImmediate: after an event-loop stall, an answer already received is taken first.
-      const timer: NodeJS.Timeout = setTimeout(
-        () =>
-          setImmediate(() => {
-            if (this.pending.get(id)?.timer !== timer) return;
-            this.pending.delete(id);
-            reject(new DnsError(`DNS timeout for ${name} ${type}`, 'ETIMEOUT'));
-          }),
-        this.timeoutMs,
-      );
-      this.pending.set(id, { resolve, reject, timer });
-      this.socket(net.isIPv6(server.host) ? 'udp6' : 'udp4').send(buf, server.port, server.host, (err) => {
-        if (err) {
-          this.pending.delete(id);
-          clearTimeout(timer);
-          reject(err);
-        }
-      });
-    });
   }
 
   /** One query over TCP; for AXFR, reads messages until the closing SOA. */
@@ -176,7 +93,7 @@ export class DnsResolver {
       socket.on('connect', () => {
         socket.write(
           dnsPacket.streamEncode({
-            id: this.newId(),
+            id: Math.floor(Math.random() * 65535) + 1,
             type: 'query',
             flags: 0,
             questions: [{ name, type, class: 'IN' }],
@@ -215,9 +132,13 @@ export class DnsResolver {
     let lastError: Error | undefined;
     for (let attempt = 0; attempt <= this.retries; attempt++) {
       if (signal?.aborted) throw new AbortedError();
-      const server = this.servers[this.nextServer++ % this.servers.length] as DnsServer;
+      const index = this.nextServer++ % this.servers.length;
+      const server = this.servers[index];
+      if (!server) break;
+      const udp = this.udp[index] ?? new DnsUdpSocket(server, this.timeoutMs);
+      this.udp[index] = udp;
       try {
-        let packet = await this.udpOnce(server, name, type);
+        let packet = await udp.query(name, type);
         if ((packet.flags ?? 0) & dnsPacket.TRUNCATED_RESPONSE) {
           packet = (await this.tcpQuery(server, name, type, signal))[0] ?? packet;
         }
@@ -291,19 +212,8 @@ export class DnsResolver {
   }
 
   close(): void {
-    for (const p of this.pending.values()) {
-      clearTimeout(p.timer);
-      p.reject(new AbortedError('resolver closed'));
-    }
-    this.pending.clear();
-    for (const s of this.sockets.values()) {
-      try {
-        s.close();
-      } catch {
-        // already closed
-      }
-    }
-    this.sockets.clear();
+    for (const u of this.udp) u?.close();
+    this.udp = [];
   }
 }
 

@@ -1,0 +1,186 @@
+import dgram from 'node:dgram';
+import net from 'node:net';
+import dnsPacket, { type Packet, type RecordType } from 'dns-packet';
+import { AbortedError } from '../lib/async.ts';
+
+export interface DnsServer {
+  host: string;
+  port: number;
+}
+
+export class DnsError extends Error {
+  constructor(
+    message: string,
+    readonly code: string,
+  ) {
+    super(message);
+    this.name = 'DnsError';
+  }
+}
+
+export function lower(name: string): string {
+  return name.toLowerCase().replace(/\.$/, '');
+}
+
+/**
+ * What the kernel reports on a connected UDP socket when an ICMP error comes back from its server
+ * (port or host unreachable): it concerns every query in flight to that server, not one datagram.
+ */
+const SERVER_UNREACHABLE = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN']);
+
+interface Pending {
+  /** The question, lower-case: an answer must repeat it. */
+  name: string;
+  type: RecordType;
+  resolve(p: Packet): void;
+  reject(e: Error): void;
+  timer: NodeJS.Timeout;
+}
+
+/**
+ * One connected UDP socket to one DNS server, multiplexed by query id. Connected once, so a
+ * send skips sendto's address lookup and route, and the kernel delivers only datagrams from
+ * the server's address and port: an answer from anywhere else cannot settle a query. An answer
+ * must also repeat the question it answers, or it is ignored like a spoofed one.
+ */
+export class DnsUdpSocket {
+  private socket: dgram.Socket | undefined;
+  private connected = false;
+  private readonly pending = new Map<number, Pending>();
+  /** Queries made while connect() is under way (dgram refuses an address-less send before it). */
+  private queued: { id: number; p: Pending; buf: Buffer }[] = [];
+
+  constructor(
+    readonly server: DnsServer,
+    private readonly timeoutMs: number,
+  ) {}
+
+  query(name: string, type: RecordType): Promise<Packet> {
+    return new Promise((resolve, reject) => {
+      const id = this.newId();
+      const buf = dnsPacket.encode({
+        id,
+        type: 'query',
+        flags: dnsPacket.RECURSION_DESIRED,
+        questions: [{ name, type, class: 'IN' }],
+      });
+      const socket = this.open();
+      // setImmediate: after an event-loop stall, an answer already received is taken first.
+      const timer: NodeJS.Timeout = setTimeout(
+        () =>
+          setImmediate(() => {
+            if (this.pending.get(id)?.timer !== timer) return;
+            this.pending.delete(id);
+            reject(new DnsError(`DNS timeout for ${name} ${type}`, 'ETIMEOUT'));
+          }),
+        this.timeoutMs,
+      );
+      const p: Pending = { name: lower(name), type, resolve, reject, timer };
+      this.pending.set(id, p);
+      if (this.connected) this.send(socket, id, p, buf);
+      else this.queued.push({ id, p, buf });
+    });
+  }
+
+  /** Rejects what is in flight and closes the socket; a later query opens a new one. */
+  close(): void {
+    for (const p of this.pending.values()) {
+      clearTimeout(p.timer);
+      p.reject(new AbortedError('resolver closed'));
+    }
+    this.pending.clear();
+    this.queued = [];
+    this.discard();
+  }
+
+  private newId(): number {
+    for (let i = 0; i < 100; i++) {
+      const id = Math.floor(Math.random() * 65535) + 1;
+      if (!this.pending.has(id)) return id;
+    }
+    throw new DnsError('too many DNS queries in flight', 'EBUSY');
+  }
+
+  private open(): dgram.Socket {
+    if (this.socket) return this.socket;
+    const socket = dgram.createSocket(net.isIPv6(this.server.host) ? 'udp6' : 'udp4');
+    socket.on('message', (msg) => this.onMessage(msg));
+    // A failed connect (lookup, bad address) and an ICMP error from the server (recvmsg) come here.
+    socket.on('error', (e) => this.fail(socket, e));
+    socket.once('connect', () => {
+      if (socket !== this.socket) return;
+      this.connected = true;
+      const queued = this.queued;
+      this.queued = [];
+      for (const q of queued) if (this.pending.get(q.id) === q.p) this.send(socket, q.id, q.p, q.buf);
+    });
+    socket.unref();
+    try {
+      socket.connect(this.server.port, this.server.host);
+    } catch (e) {
+      socket.close(); // a bad port: this attempt fails, the next one tries again
+      throw e;
+    }
+    this.socket = socket;
+    return socket;
+  }
+
+  private send(socket: dgram.Socket, id: number, p: Pending, buf: Buffer): void {
+    socket.send(buf, (err) => {
+      if (!err) return;
+      // The socket's pending ICMP error can be reported by a send instead of recvmsg.
+      if (SERVER_UNREACHABLE.has((err as NodeJS.ErrnoException).code ?? '')) return this.fail(socket, err);
+      if (this.pending.get(id) !== p) return;
+      this.pending.delete(id);
+      clearTimeout(p.timer);
+      p.reject(err);
+    });
+  }
+
+  private onMessage(msg: Buffer): void {
+    let packet: Packet;
+    try {
+      packet = dnsPacket.decode(msg);
+    } catch {
+      return;
+    }
+    if (packet.id === undefined || packet.type !== 'response') return;
+    const p = this.pending.get(packet.id);
+    const q = packet.questions?.[0];
+    if (!p || !q || q.type !== p.type || lower(q.name) !== p.name) return;
+    this.pending.delete(packet.id);
+    clearTimeout(p.timer);
+    p.resolve(packet);
+  }
+
+  /**
+   * Every query in flight to this server fails with `err` (each is a failed attempt the resolver
+   * retries elsewhere). The kernel keeps one pending error per socket, so one report may stand for
+   * several datagrams. A socket that never connected is dropped; the next query connects anew.
+   */
+  private fail(socket: dgram.Socket, err: NodeJS.ErrnoException): void {
+    if (socket !== this.socket) return;
+    if (!this.connected) this.discard();
+    const pending = [...this.pending.values()];
+    this.pending.clear();
+    this.queued = [];
+    // A DnsError with the system's code: 'name not resolved: ECONNREFUSED', not a bare 'error'.
+    const code = err.code ?? 'EUNREACHABLE';
+    const e = new DnsError(`DNS server ${this.server.host}:${this.server.port}: ${code}`, code);
+    for (const p of pending) {
+      clearTimeout(p.timer);
+      p.reject(e);
+    }
+  }
+
+  private discard(): void {
+    const socket = this.socket;
+    this.socket = undefined;
+    this.connected = false;
+    try {
+      socket?.close();
+    } catch {
+      // already closed
+    }
+  }
+}
