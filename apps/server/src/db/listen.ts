@@ -28,7 +28,15 @@ export interface ListenOptions {
 interface Batch {
   token: string;
   waiting: ((ok: boolean) => void)[];
+  timer?: NodeJS.Timeout;
 }
+
+/**
+ * A sync whose own notification has not come back by then ends false, and the connection is
+ * taken as lost (reconnected after a backoff): notifications are not arriving (a pooler in
+ * transaction mode does not carry LISTEN), so nothing heard on it can be trusted.
+ */
+const SYNC_TIMEOUT_MS = 2_000;
 
 /**
  * LISTEN on one channel over a connection of its own, reconnecting after the server ends it (a
@@ -49,8 +57,11 @@ export function listenChannel(opts: ListenOptions): ChannelListener {
   let serial = 0;
 
   const settle = (batch: Batch, ok: boolean) => {
+    clearTimeout(batch.timer);
     for (const resolve of batch.waiting) resolve(ok);
   };
+  /** Ends the current connection as lost (set while one is open). */
+  let drop: (() => void) | undefined;
   const down = () => {
     for (const batch of sent.values()) settle(batch, false);
     sent.clear();
@@ -78,6 +89,7 @@ export function listenChannel(opts: ListenOptions): ChannelListener {
       void c.end().catch(() => {});
       retry();
     };
+    drop = lost;
     c.on('error', lost);
     c.on('end', lost);
     c.on('notification', (n) => {
@@ -112,6 +124,12 @@ export function listenChannel(opts: ListenOptions): ChannelListener {
     if (!batch) return;
     if (!live || !c) return settle(batch, false);
     sent.set(batch.token, batch);
+    batch.timer = setTimeout(() => {
+      if (!sent.delete(batch.token)) return;
+      settle(batch, false);
+      if (client === c) drop?.();
+    }, SYNC_TIMEOUT_MS);
+    batch.timer.unref();
     c.query('select pg_notify($1, $2)', [syncChannel, batch.token]).catch(() => {
       if (sent.delete(batch.token)) settle(batch, false);
     });
