@@ -17,8 +17,9 @@ export interface ChannelListener {
 export interface ListenOptions {
   /** Connection settings of the pool this listener serves (its own connection, outside the pool). */
   connection: pg.ClientConfig;
-  channel: string;
-  onNotify(payload: string): void;
+  /** Identifiers (letters, digits, underscores). */
+  channels: string[];
+  onNotify(channel: string, payload: string): void;
   /** The listener went up or down; after an `up`, notifications sent while it was down are lost. */
   onState(live: boolean): void;
   /** First wait before reconnecting, doubled up to 10 s. */
@@ -39,14 +40,15 @@ interface Batch {
 const SYNC_TIMEOUT_MS = 2_000;
 
 /**
- * LISTEN on one channel over a connection of its own, reconnecting after the server ends it (a
+ * LISTEN on some channels over a connection of its own, reconnecting after the server ends it (a
  * restart, a failover): PostgreSQL delivers NOTIFY only to connections listening at commit, so
  * `onState` says when the caller must stop trusting what the notifications would have told it.
  */
-export function listenChannel(opts: ListenOptions): ChannelListener {
+export function listenChannels(opts: ListenOptions): ChannelListener {
   const first = opts.retryMs ?? 500;
   // This process's own channel for sync(): no other listener hears its round trips.
-  const syncChannel = `${opts.channel}_sync_${randomBytes(6).toString('hex')}`;
+  const syncChannel = `perimeter_sync_${randomBytes(6).toString('hex')}`;
+  const channels = new Set(opts.channels);
   let wait = first;
   let client: pg.Client | undefined;
   let live = false;
@@ -80,7 +82,7 @@ export function listenChannel(opts: ListenOptions): ChannelListener {
     wait = Math.min(10_000, wait * 2);
   };
   async function connect() {
-    const c = new pg.Client({ ...opts.connection, application_name: `perimeter listen ${opts.channel}` });
+    const c = new pg.Client({ ...opts.connection, application_name: 'perimeter listen' });
     client = c;
     const lost = () => {
       if (client !== c) return;
@@ -93,7 +95,7 @@ export function listenChannel(opts: ListenOptions): ChannelListener {
     c.on('error', lost);
     c.on('end', lost);
     c.on('notification', (n) => {
-      if (n.channel === opts.channel && n.payload) opts.onNotify(n.payload);
+      if (channels.has(n.channel) && n.payload) opts.onNotify(n.channel, n.payload);
       else if (n.channel === syncChannel && n.payload) {
         const batch = sent.get(n.payload);
         if (!batch) return;
@@ -103,7 +105,7 @@ export function listenChannel(opts: ListenOptions): ChannelListener {
     });
     try {
       await c.connect();
-      await c.query(`LISTEN "${opts.channel}"; LISTEN "${syncChannel}"`);
+      await c.query([...channels, syncChannel].map((ch) => `LISTEN "${ch}";`).join(' '));
     } catch {
       lost();
       return;

@@ -1,9 +1,10 @@
+import type { ChangeFeed, UserCache } from '../db/changes.ts';
 import type { Database, Db } from '../db/client.ts';
 import type { AppConfig } from '../lib/config/index.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { AccountMailDispatcher } from '../modules/auth/auth-mail.ts';
+import type { SessionState } from '../modules/auth/auth-repo.ts';
 import type { BillingProvider } from '../modules/billing/billing-provider.ts';
-import type { FindingCounts } from '../modules/findings/findings-counts.ts';
 import type { Mailer } from '../modules/mail/mail-service.ts';
 
 /** What every service function receives: no globals. */
@@ -17,6 +18,10 @@ export interface AppContext {
   logger: Logger;
   /** The payment provider: Stripe with STRIPE_SECRET_KEY, else the embedded local one. */
   billing: BillingProvider;
-  /** Events totals remembered until the user's findings change (the API process listens for that). */
-  findingCounts: FindingCounts;
+  /** Change notifications (the API process listens) and the caches they keep true. */
+  changes: ChangeFeed;
+  /** Events totals remembered until the user's findings change. */
+  findingCounts: UserCache<number>;
+  /** Signed-in sessions' state remembered until the user's account or sessions change. */
+  sessionStates: UserCache<SessionState>;
 }

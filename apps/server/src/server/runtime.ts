@@ -1,12 +1,14 @@
 import { LeakCipher } from '@perimeter/engine';
+import { ChangeFeed } from '../db/changes.ts';
 import { connectDatabase, type Database } from '../db/client.ts';
 import { type EmbeddedDatabase, startEmbeddedDatabase } from '../db/embedded.ts';
 import { migrateDatabase } from '../db/migrate.ts';
 import { type AppConfig, loadConfig } from '../lib/config/index.ts';
 import { createLogger, type Logger } from '../lib/logger.ts';
 import { createAccountMailDispatcher } from '../modules/auth/auth-mail.ts';
+import { SESSIONS_CHANGED_CHANNEL, type SessionState } from '../modules/auth/auth-repo.ts';
 import { createBillingProvider } from '../modules/billing/billing-provider.ts';
-import { FindingCounts } from '../modules/findings/findings-counts.ts';
+import { FINDINGS_CHANGED_CHANNEL } from '../modules/findings/findings-counts.ts';
 import { createMailer } from '../modules/mail/mail-service.ts';
 import { rekeyLeakFindingFingerprints, rekeyLegacyLeakDigests } from '../modules/scans/scans-intel-repo.ts';
 import { createMaintenanceState, type MaintenanceState } from '../modules/system/system-service.ts';
@@ -51,6 +53,7 @@ export async function openRuntime(config: AppConfig = loadConfig(), logger?: Log
     from: config.env.MAIL_FROM,
   });
   const accountMail = createAccountMailDispatcher({ db: database.db, config, mailer, logger: log });
+  const changes = new ChangeFeed();
   const ctx: AppContext = {
     config,
     database,
@@ -59,7 +62,12 @@ export async function openRuntime(config: AppConfig = loadConfig(), logger?: Log
     accountMail,
     logger: log,
     billing: createBillingProvider(config.env, config.publicUrl),
-    findingCounts: new FindingCounts(),
+    changes,
+    findingCounts: changes.cache<number>(FINDINGS_CHANGED_CHANNEL),
+    sessionStates: changes.cache<SessionState>(SESSIONS_CHANGED_CHANNEL, {
+      maxUsers: 10_000,
+      maxKeysPerUser: 50,
+    }),
   };
   return {
     ctx,

@@ -1,4 +1,5 @@
 import { and, eq, gt, isNull, ne, sql } from 'drizzle-orm';
+import { type Memo, NO_MEMO } from '../../db/changes.ts';
 import type { DbOrTx } from '../../db/client.ts';
 import {
   emailVerifications,
@@ -126,15 +127,30 @@ export async function revokeUserRefreshTokens(db: DbOrTx, userId: string, except
     .where(and(...conditions));
 }
 
+/** The channel the users and refresh_tokens triggers notify with a user's id (migration 0020). */
+export const SESSIONS_CHANGED_CHANNEL = 'sessions_changed';
+
+export interface SessionState {
+  live: boolean;
+  emailVerified: boolean;
+  plan: string;
+}
+
 /**
  * Whether the session family is live (one of its tokens not revoked), its user's address verified,
- * and the user's plan: read with the session so a request needs no second statement for it.
+ * and the user's plan: read with the session so a request needs no second statement for it. A live
+ * state is remembered (`memo`: ctx.sessionStates) until the user's row or refresh tokens change —
+ * a sign-out, a revoked family, a plan or a verified address — and a change committed before the
+ * request started is always seen (src/db/changes.ts).
  */
 export async function sessionState(
   db: DbOrTx,
   userId: string,
   familyId: string,
-): Promise<{ live: boolean; emailVerified: boolean; plan: string }> {
+  memo: Memo<SessionState> = NO_MEMO,
+): Promise<SessionState> {
+  const known = await memo.get(familyId);
+  if (known) return known;
   const [row] = await db
     .select({ emailVerified: users.emailVerified, plan: users.plan })
     .from(refreshTokens)
@@ -147,11 +163,10 @@ export async function sessionState(
       ),
     )
     .limit(1);
-  return {
-    live: row !== undefined,
-    emailVerified: row?.emailVerified ?? false,
-    plan: row?.plan ?? 'trial_scan',
-  };
+  if (!row) return { live: false, emailVerified: false, plan: 'trial_scan' };
+  const state = { live: true, emailVerified: row.emailVerified, plan: row.plan };
+  memo.set(familyId, state);
+  return state;
 }
 
 // Two-factor login challenges

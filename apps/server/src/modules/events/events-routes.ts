@@ -18,9 +18,6 @@ export async function eventsRoutes(app: FastifyInstance, { ctx }: { ctx: AppCont
   const r = app.withTypeProvider<ZodTypeProvider>();
   const signedIn = { onRequest: [app.requireUser] };
   const tags = ['events'];
-  // Totals are remembered while the findings' change notifications are heard (findings-counts.ts).
-  const counts = ctx.findingCounts.listen(ctx.database.pool.options);
-  app.addHook('onClose', () => counts.close());
 
   r.post('/main/get_all_user_abstract_scan_events', {
     ...signedIn,

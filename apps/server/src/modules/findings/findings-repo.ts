@@ -1,5 +1,6 @@
 import { SUBCLASS_OF_CLASS, type TAllEventsBody } from '@perimeter/contracts';
 import { type AnyColumn, and, asc, desc, eq, getTableColumns, inArray, type SQL, sql } from 'drizzle-orm';
+import { NO_MEMO } from '../../db/changes.ts';
 import type { DbOrTx } from '../../db/client.ts';
 import {
   findingSightings,
@@ -8,7 +9,7 @@ import {
   findingsLeakcheck,
   targets,
 } from '../../db/schema/index.ts';
-import { type CountMemo, NO_MEMO } from './findings-counts.ts';
+import type { CountMemo } from './findings-counts.ts';
 import { severityMatch, textMatch } from './findings-sql.ts';
 
 /*

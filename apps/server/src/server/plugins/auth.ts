@@ -38,7 +38,12 @@ export const authPlugin = fp(async (app: FastifyInstance, { ctx }: { ctx: AppCon
     if (!match) throw unauthenticated();
     const claims = await verifyAccessToken(match[1]!, ctx.config.secrets.jwtSecret);
     if (!claims) throw unauthenticated('Your session has expired. Sign in again.');
-    const session = await sessionState(ctx.db, claims.userId, claims.familyId);
+    const session = await sessionState(
+      ctx.db,
+      claims.userId,
+      claims.familyId,
+      ctx.sessionStates.memo(claims.userId),
+    );
     // A signed-out or revoked session ends its access tokens at once, not when they expire.
     if (!session.live) throw unauthenticated('Your session has expired. Sign in again.');
     // The onboarding gate holds on the server too: until the address is confirmed, an account

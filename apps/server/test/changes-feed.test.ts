@@ -2,14 +2,16 @@ import type { TAllEventsBody } from '@perimeter/contracts';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sessionState } from '../src/modules/auth/auth-repo.ts';
 import { listFindings } from '../src/modules/findings/findings-repo.ts';
 import { client, createTestApp, newUserInput, type TestApp } from './support/app.ts';
 import { seedBulkFindings } from './support/findings-bulk.ts';
 
 /**
- * Remembered events totals (src/modules/findings/findings-counts.ts): a total is counted once and
- * read again until the user's findings change — and a change committed anywhere (another process,
- * here a separate connection as a worker's) is in the very next page's total, without waiting.
+ * What each API process remembers until a trigger says it changed (src/db/changes.ts): events
+ * totals (counted once, read again until the user's findings change) and signed-in session states
+ * (read once, until the user's row or refresh tokens change). A change committed anywhere (another
+ * process; here a separate connection, as a worker's) is in the very next request, without waiting.
  */
 let t: TestApp;
 let userId: string;
@@ -36,7 +38,7 @@ beforeAll(async () => {
   token = (login.json() as { data: { access: string } }).data.access;
   worker = new pg.Client({ connectionString: t.databaseUrl });
   await worker.connect();
-  await until(() => t.runtime.ctx.findingCounts.listening);
+  await until(() => t.runtime.ctx.changes.live);
 }, 120_000);
 
 afterAll(async () => {
@@ -117,13 +119,13 @@ describe('remembered events totals', () => {
   });
 
   it('remember nothing while the notifications are not heard, and again once they are', async () => {
-    const counts = t.runtime.ctx.findingCounts;
+    const counts = t.runtime.ctx.changes;
     const before = (await page()).total;
     expect((await page()).counted).toBe(false);
     await worker.query(
       `select pg_terminate_backend(pid) from pg_stat_activity where application_name like 'perimeter listen%'`,
     );
-    await until(() => !counts.listening);
+    await until(() => !counts.live);
     // Missed while down: the total is counted, never taken from before.
     await worker.query(
       `delete from findings_exploit_scanner where id = (select id from findings_exploit_scanner
@@ -135,10 +137,58 @@ describe('remembered events totals', () => {
     expect(down.total).toBe(before - 1);
     expect((await page()).counted).toBe(true);
 
-    await until(() => counts.listening);
+    await until(() => counts.live);
     expect((await page()).counted).toBe(true);
     const back = await page();
     expect(back.counted).toBe(false);
     expect(back.total).toBe(before - 1);
+  });
+});
+
+describe('remembered session states', () => {
+  /** The session check of one request through the repository with the app's memo; whether it queried. */
+  async function check(familyId: string) {
+    const sent: string[] = [];
+    const db = drizzle(t.runtime.ctx.database.pool, { logger: { logQuery: (q) => sent.push(q) } });
+    const state = await sessionState(db as never, userId, familyId, t.runtime.ctx.sessionStates.memo(userId));
+    return { ...state, queried: sent.length > 0 };
+  }
+  const familyOf = async () =>
+    (
+      await worker.query<{ family_id: string }>(
+        'select family_id from refresh_tokens where user_id = $1 and revoked_at is null limit 1',
+        [userId],
+      )
+    ).rows[0]!.family_id;
+
+  it('read once, then remembered; a plan changed elsewhere is in the next request', async () => {
+    const family = await familyOf();
+    expect(await check(family)).toMatchObject({ live: true, plan: 'enterprise', queried: true });
+    expect(await check(family)).toMatchObject({ live: true, plan: 'enterprise', queried: false });
+    await worker.query(`update users set plan = 'trial_scan' where id = $1`, [userId]);
+    expect(await check(family)).toMatchObject({ live: true, plan: 'trial_scan', queried: true });
+    const hidden = await client(t.app, token).post<{ data: { details_hidden: boolean } }>(
+      '/main/get_all_user_abstract_scan_events',
+      { scan_subclass: 'exploit_scanner' },
+    );
+    expect(hidden.body.data.details_hidden).toBe(true);
+    await worker.query(`update users set plan = 'enterprise' where id = $1`, [userId]);
+    const shown = await client(t.app, token).post<{ data: { details_hidden: boolean } }>(
+      '/main/get_all_user_abstract_scan_events',
+      { scan_subclass: 'exploit_scanner' },
+    );
+    expect(shown.body.data.details_hidden).toBe(false);
+  });
+
+  it('end an access token at once when its session is revoked by another process', async () => {
+    const me = () =>
+      client(t.app, token).post('/main/get_all_user_abstract_scan_events', { scan_subclass: 'leakcheck' });
+    expect((await me()).status).toBe(200);
+    expect((await me()).status).toBe(200); // remembered now
+    const family = await familyOf();
+    expect(await check(family)).toMatchObject({ live: true, queried: false });
+    await worker.query('update refresh_tokens set revoked_at = now() where user_id = $1', [userId]);
+    expect((await me()).status).toBe(401);
+    expect(await check(family)).toMatchObject({ live: false, queried: true });
   });
 });

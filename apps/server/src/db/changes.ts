@@ -1,0 +1,127 @@
+import type pg from 'pg';
+import { type ChannelListener, listenChannels } from './listen.ts';
+
+/** One request's view of a user's remembered values (see UserCache.memo); `get` comes first. */
+export interface Memo<V> {
+  get(key: string): Promise<V | undefined>;
+  set(key: string, value: V): void;
+}
+
+/** Remembers nothing: every value is read from the database. */
+export const NO_MEMO: Memo<never> = { get: async () => undefined, set: () => {} };
+
+interface Feed {
+  readonly live: boolean;
+  sync(): Promise<boolean>;
+}
+
+/**
+ * Values read from the database per user, remembered until a trigger notifies that something of
+ * that user changed (a channel per cache; the payload is the user's id). A remembered value is read
+ * only after a round trip on the listening connection (ChangeFeed.sync, shared by the requests of
+ * the moment) has brought in every notification committed before the request: PostgreSQL delivers
+ * them in commit order, so a write that finished before a request started, in any process, is
+ * never hidden by what was remembered before it. A value is kept only if no change to its user
+ * was heard between that round trip and the value's read. Nothing is remembered while the
+ * connection is down (a change could be missed), and everything is dropped when it goes down.
+ */
+export class UserCache<V> {
+  /** Per user, their values by key; a change drops the user's map, so memos holding it stop writing. */
+  private readonly users = new Map<string, Map<string, V>>();
+
+  constructor(
+    private readonly feed: Feed,
+    private readonly maxUsers: number,
+    private readonly maxKeysPerUser: number,
+  ) {}
+
+  /** Something of this user changed: what was remembered for them, and any read under way, is dropped. */
+  changed(userId: string) {
+    this.users.delete(userId);
+  }
+
+  clear() {
+    this.users.clear();
+  }
+
+  /** The user's map, created if needed, as the most recently used. */
+  private valuesOf(userId: string): Map<string, V> {
+    let values = this.users.get(userId);
+    if (values) this.users.delete(userId);
+    else values = new Map();
+    this.users.set(userId, values);
+    if (this.users.size > this.maxUsers) this.users.delete(this.users.keys().next().value as string);
+    return values;
+  }
+
+  /** Taken when a request starts, before it reads anything of the user. */
+  memo(userId: string): Memo<V> {
+    if (!this.feed.live) return NO_MEMO;
+    const synced = this.feed.sync();
+    let mine: Map<string, V> | undefined;
+    return {
+      get: async (key) => {
+        if (!(await synced) || !this.feed.live) return undefined;
+        mine = this.valuesOf(userId);
+        return mine.get(key);
+      },
+      set: (key, value) => {
+        if (!mine || !this.feed.live || this.users.get(userId) !== mine) return;
+        mine.delete(key);
+        mine.set(key, value);
+        if (mine.size > this.maxKeysPerUser) mine.delete(mine.keys().next().value as string);
+      },
+    };
+  }
+}
+
+/**
+ * The change notifications one process hears, on one connection of its own (src/db/listen.ts),
+ * and the caches they keep true.
+ */
+export class ChangeFeed implements Feed {
+  private readonly caches = new Map<string, UserCache<unknown>>();
+  private listener: ChannelListener | undefined;
+  private listeners = 0;
+  private up = false;
+
+  get live(): boolean {
+    return this.up;
+  }
+
+  /** A cache kept by the notifications of `channel`. */
+  cache<V>(channel: string, { maxUsers = 2_000, maxKeysPerUser = 500 } = {}): UserCache<V> {
+    const cache = new UserCache<V>(this, maxUsers, maxKeysPerUser);
+    this.caches.set(channel, cache as UserCache<unknown>);
+    return cache;
+  }
+
+  sync(): Promise<boolean> {
+    return this.listener?.sync() ?? Promise.resolve(false);
+  }
+
+  /** Starts hearing the notifications (one connection per process; each call needs its `close`). */
+  listen(connection: pg.ClientConfig): { close(): Promise<void> } {
+    this.listeners++;
+    this.listener ??= listenChannels({
+      connection,
+      channels: [...this.caches.keys()],
+      onNotify: (channel, userId) => this.caches.get(channel)?.changed(userId),
+      onState: (live) => {
+        this.up = live;
+        for (const cache of this.caches.values()) cache.clear();
+      },
+    });
+    let closed = false;
+    return {
+      close: async () => {
+        if (closed) return;
+        closed = true;
+        if (--this.listeners > 0) return;
+        const l = this.listener;
+        this.listener = undefined;
+        await l?.close();
+      },
+    };
+  }
+}
