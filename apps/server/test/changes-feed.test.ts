@@ -192,3 +192,22 @@ describe('remembered session states', () => {
     expect(await check(family)).toMatchObject({ live: false, queried: true });
   });
 });
+
+describe('PERIMETER_CHANGE_FEED=false (a pooler in transaction mode)', () => {
+  it('listens to nothing and remembers nothing: every request reads its session and counts', async () => {
+    const off = await createTestApp({ PERIMETER_CHANGE_FEED: 'false' });
+    try {
+      await new Promise((r) => setTimeout(r, 300));
+      expect(off.runtime.ctx.changes.live).toBe(false);
+      const { rows } = await off.runtime.ctx.database.pool.query(
+        `select 1 from pg_stat_activity where datname = current_database() and application_name = 'perimeter listen'`,
+      );
+      expect(rows).toHaveLength(0);
+      const memo = off.runtime.ctx.findingCounts.memo(userId);
+      memo.set('k', 1);
+      expect(await memo.get('k')).toBeUndefined();
+    } finally {
+      await off.close();
+    }
+  });
+});

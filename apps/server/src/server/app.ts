@@ -80,8 +80,10 @@ export async function buildApp({ ctx, maintenance, queue = false }: AppOptions):
   });
 
   // The change notifications that keep the remembered session states and events totals true.
-  const feed = ctx.changes.listen(ctx.database.pool.options);
-  app.addHook('onClose', () => feed.close());
+  if (env.PERIMETER_CHANGE_FEED) {
+    const feed = ctx.changes.listen(ctx.database.pool.options);
+    app.addHook('onClose', () => feed.close());
+  }
 
   await app.register(errorHandlerPlugin);
   await app.register(helmet, {
