@@ -13,7 +13,8 @@
  * Results go to bench-results/; `-- --record` also appends them to docs/benchmarks.md. Options:
  * BENCH_FINDINGS, BENCH_SAMPLES (per case, 40), BENCH_ROUNDS, BENCH_CLIENTS, BENCH_LOAD_SECONDS,
  * BENCH_ONLY=latency|concurrent, BENCH_SWEEP=1 (server time of every sort key × filter × order too),
- * DATABASE_URL with BENCH_REUSE=1 (keep the seeded findings between runs).
+ * DATABASE_URL with BENCH_REUSE=1 (keep the seeded findings between runs), PERIMETER_CHANGE_FEED=false
+ * (the server counts every total and reads every session, as behind a pooler in transaction mode).
  */
 import { spawn } from 'node:child_process';
 import path from 'node:path';
@@ -109,7 +110,7 @@ try {
   // --- the report ------------------------------------------------------------------------------
   const report = new BenchReport('events', 'Events API over real HTTP, 200 clients, PDF reports (issue 19)');
   report.say(
-    `\`npm run bench -w apps/server\`: ${FINDINGS.toLocaleString('en')} findings for one user (60 % exploit_scanner, 30 % exploit_db, 10 % leakcheck; 20 targets, 2,000 hosts, 300 templates, skewed severities), ${usingUrl ? 'PostgreSQL from DATABASE_URL' : 'embedded PostgreSQL'}${seedSeconds ? `, seeded in ${seedSeconds.toFixed(0)} s` : ' (seeded by an earlier run)'}. The server runs alone in its process; the load generator is a separate process speaking HTTP on loopback (global rate limit raised: every bench client shares one address). Client latency: ${SAMPLES} requests per row over ${ROUNDS} interleaved rounds after a warm-up (load ${loadBefore} before, ${loadAfter} after). Server time: PostgreSQL's execution time of the row's statements under EXPLAIN ANALYZE, median of 3 (load ${loadExplain} after): what the query costs, without the wait for a core that the load adds to the client's figure. Goal p95 ≤ ${GOAL_MS} ms.`,
+    `\`npm run bench -w apps/server\`: ${FINDINGS.toLocaleString('en')} findings for one user (60 % exploit_scanner, 30 % exploit_db, 10 % leakcheck; 20 targets, 2,000 hosts, 300 templates, skewed severities), ${usingUrl ? 'PostgreSQL from DATABASE_URL' : 'embedded PostgreSQL'}${seedSeconds ? `, seeded in ${seedSeconds.toFixed(0)} s` : ' (seeded by an earlier run)'}. The server runs alone in its process; the load generator is a separate process speaking HTTP on loopback (global rate limit raised: every bench client shares one address). Client latency: ${SAMPLES} requests per row over ${ROUNDS} interleaved rounds after a warm-up (load ${loadBefore} before, ${loadAfter} after); ${server.config.env.PERIMETER_CHANGE_FEED ? 'the API remembers session states and totals (PERIMETER_CHANGE_FEED, the default), so after the warm-up a row reads its total instead of counting it — a first request of a filter also pays the count, whose cost is in the server column' : 'PERIMETER_CHANGE_FEED=false: every request reads its session and counts its total'}. Server time: PostgreSQL's execution time of the row's statements under EXPLAIN ANALYZE, median of 3 (load ${loadExplain} after): what the query costs, without the wait for a core that the load adds to the client's figure. Goal p95 ≤ ${GOAL_MS} ms.`,
   );
   report.say('');
   if (results.length) {
