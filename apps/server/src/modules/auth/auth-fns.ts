@@ -40,6 +40,20 @@ export interface AccessClaims {
   familyId: string;
 }
 
+/** The HS256 key, imported once per secret: given raw bytes, jose imports them again on every call. */
+const hmacKeys = new WeakMap<Uint8Array, Promise<CryptoKey>>();
+function hmacKey(secret: Uint8Array): Promise<CryptoKey> {
+  let key = hmacKeys.get(secret);
+  if (!key) {
+    key = crypto.subtle.importKey('raw', new Uint8Array(secret), { name: 'HMAC', hash: 'SHA-256' }, false, [
+      'sign',
+      'verify',
+    ]);
+    hmacKeys.set(secret, key);
+  }
+  return key;
+}
+
 export async function signAccessToken(claims: AccessClaims, secret: Uint8Array, ttlSeconds: number) {
   return new SignJWT({ fam: claims.familyId, typ: 'access' })
     .setProtectedHeader({ alg: 'HS256' })
@@ -47,7 +61,7 @@ export async function signAccessToken(claims: AccessClaims, secret: Uint8Array, 
     .setIssuedAt()
     .setExpirationTime(`${ttlSeconds}s`)
     .setIssuer('perimeter')
-    .sign(secret);
+    .sign(await hmacKey(secret));
 }
 
 export async function verifyAccessToken(
@@ -56,7 +70,7 @@ export async function verifyAccessToken(
 ): Promise<AccessClaims | undefined> {
   try {
     // A token without an expiry (or issue time) would live for ever: refused even when signed.
-    const { payload } = await jwtVerify(token, secret, {
+    const { payload } = await jwtVerify(token, await hmacKey(secret), {
       algorithms: ['HS256'],
       issuer: 'perimeter',
       requiredClaims: ['exp', 'iat', 'sub'],
