@@ -54,10 +54,12 @@ export class UserCache<V> {
     return values;
   }
 
-  /** Taken when a request starts, before it reads anything of the user. */
-  memo(userId: string): Memo<V> {
+  /**
+   * Taken when a request starts, before it reads anything of the user; `synced`: a sync the request
+   * started before anything else (ChangeFeed.sync), shared by the memos of one request.
+   */
+  memo(userId: string, synced = this.feed.sync()): Memo<V> {
     if (!this.feed.live) return NO_MEMO;
-    const synced = this.feed.sync();
     let mine: Map<string, V> | undefined;
     return {
       get: async (key) => {

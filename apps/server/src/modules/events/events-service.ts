@@ -213,13 +213,13 @@ const pageOf = (
 
 export async function getAllEvents(
   ctx: AppContext,
-  { userId, plan }: SignedIn,
+  { userId, plan, synced }: SignedIn,
   body: TAllEventsBody,
   q: { limit?: number | undefined; offset: number },
 ): Promise<TEventsPage> {
   if (body.scan_subclass === 'exploit_db' && body.vulnerabilities_existence === 'without')
     return forPlan(plan, await withoutCve(ctx, userId, body, pageOf(body, q)));
-  const counts = ctx.findingCounts.memo(userId);
+  const counts = ctx.findingCounts.memo(userId, synced);
   const { rows, total, totalExact } = await repo.listFindings(
     ctx.db,
     userId,
@@ -233,11 +233,11 @@ export async function getAllEvents(
 
 export async function getOneScanEvents(
   ctx: AppContext,
-  { userId, plan }: SignedIn,
+  { userId, plan, synced }: SignedIn,
   body: TOneEventsBody,
   q: { limit?: number | undefined; offset: number },
 ): Promise<TEventsPage> {
-  const counts = ctx.findingCounts.memo(userId);
+  const counts = ctx.findingCounts.memo(userId, synced);
   const scan = await getScan(ctx.db, userId, body.id);
   if (!scan) throw notFound('Scan not found.');
   const { id, ...filters } = body;

@@ -22,6 +22,8 @@ declare module 'fastify' {
 /** A request's signed-in user: the token's claims and the plan read with the session. */
 export interface SignedIn extends AccessClaims {
   plan: string;
+  /** The request's round trip on the change feed (src/db/changes.ts), for its other memos. */
+  synced?: Promise<boolean>;
 }
 
 /** The signed-in user of a request that passed `requireUser`. */
@@ -38,11 +40,12 @@ export const authPlugin = fp(async (app: FastifyInstance, { ctx }: { ctx: AppCon
     if (!match) throw unauthenticated();
     const claims = await verifyAccessToken(match[1]!, ctx.config.secrets.jwtSecret);
     if (!claims) throw unauthenticated('Your session has expired. Sign in again.');
+    const synced = ctx.changes.sync();
     const session = await sessionState(
       ctx.db,
       claims.userId,
       claims.familyId,
-      ctx.sessionStates.memo(claims.userId),
+      ctx.sessionStates.memo(claims.userId, synced),
     );
     // A signed-out or revoked session ends its access tokens at once, not when they expire.
     if (!session.live) throw unauthenticated('Your session has expired. Sign in again.');
@@ -55,6 +58,6 @@ export const authPlugin = fp(async (app: FastifyInstance, { ctx }: { ctx: AppCon
         'Confirm your e-mail address first: open the link we sent you (or ask for a new one), then try again.',
       );
     }
-    request.auth = { userId: claims.userId, familyId: claims.familyId, plan: session.plan };
+    request.auth = { userId: claims.userId, familyId: claims.familyId, plan: session.plan, synced };
   });
 });
