@@ -36,6 +36,7 @@ import {
   machineCpuSeconds,
   median,
   processCpuSeconds,
+  udpReceiveDrops,
 } from '@perimeter/lab/bench';
 import { benchLog, DOMAINS, startBenchCluster } from './bench-cluster.ts';
 
@@ -63,6 +64,8 @@ try {
     scanSeconds: number[];
     /** Each worker's template compile at start-up (ms), before the run. */
     compileMs: number[];
+    /** UDP datagrams dropped on the machine for a full receive buffer during the run. */
+    udpDrops: number;
   }[] = [];
   const workersCpu = (children: { pid?: number | undefined }[]) =>
     children.reduce((sum, c) => sum + (processCpuSeconds(c.pid) ?? Number.NaN), 0);
@@ -79,6 +82,7 @@ try {
         workers: workersCpu(workers.map((w) => w.child)),
         own: process.cpuUsage(),
         machine: machineCpuSeconds(),
+        udpDrops: udpReceiveDrops(),
       };
       const started = Date.now();
       for (const id of ids) await cluster.call('POST', '/main/start_created_abstract_scan', token, { id });
@@ -86,6 +90,7 @@ try {
       const seconds = (Date.now() - started) / 1000;
       const own = process.cpuUsage(cpuBefore.own);
       const machine = machineCpuSeconds();
+      const udpDrops = (udpReceiveDrops() ?? Number.NaN) - (cpuBefore.udpDrops ?? Number.NaN);
       const cpu = {
         workers: workersCpu(workers.map((w) => w.child)) - cpuBefore.workers,
         apiAndLab: (own.user + own.system) / 1e6,
@@ -114,9 +119,10 @@ try {
         cpu,
         scanSeconds,
         compileMs: workers.map((w) => w.compiled.ms ?? Number.NaN),
+        udpDrops,
       });
       log(
-        `round ${round + 1}: ${n} worker(s) × concurrency ${concurrency}: ${SCANS} scans in ${seconds.toFixed(1)} s (a scan: ${scanSeconds.map((x) => x.toFixed(1)).join(' / ')} s), CPU ${cpu.workers.toFixed(1)} s workers, ${cpu.apiAndLab.toFixed(1)} s API and lab, ${cpu.machine.toFixed(1)} s machine, ${cpu.stolen.toFixed(1)} s stolen (load before ${before})`,
+        `round ${round + 1}: ${n} worker(s) × concurrency ${concurrency}: ${SCANS} scans in ${seconds.toFixed(1)} s (a scan: ${scanSeconds.map((x) => x.toFixed(1)).join(' / ')} s), CPU ${cpu.workers.toFixed(1)} s workers, ${cpu.apiAndLab.toFixed(1)} s API and lab, ${cpu.machine.toFixed(1)} s machine, ${cpu.stolen.toFixed(1)} s stolen, ${udpDrops} UDP datagrams dropped (load before ${before})`,
       );
     }
 
@@ -132,9 +138,9 @@ try {
     runs.filter((r) => r.workers === WORKERS[0] && r.concurrency === CONCURRENCIES[0]).map((r) => r.seconds),
   );
   report.say(
-    `| workers × concurrency | concurrent scans | median | speed-up vs ${WORKERS[0]} × ${CONCURRENCIES[0]} | runs | a scan (${DOMAINS.join(' / ')}) | CPU: workers | API and lab | machine | stolen | load before | note |`,
+    `| workers × concurrency | concurrent scans | median | speed-up vs ${WORKERS[0]} × ${CONCURRENCIES[0]} | runs | a scan (${DOMAINS.join(' / ')}) | CPU: workers | API and lab | machine | stolen | UDP drops | load before | note |`,
   );
-  report.say('|---|---:|---:|---:|---|---|---:|---:|---:|---:|---|---|');
+  report.say('|---|---:|---:|---:|---|---|---:|---:|---:|---:|---:|---|---|');
   for (const { workers, concurrency } of pairs) {
     const mine = runs.filter((r) => r.workers === workers && r.concurrency === concurrency);
     const m = median(mine.map((r) => r.seconds));
@@ -142,12 +148,12 @@ try {
     const cpu = (pick: (c: (typeof runs)[number]['cpu']) => number) =>
       `${median(mine.map((r) => pick(r.cpu))).toFixed(1)} s`;
     report.say(
-      `| ${workers} × ${concurrency} | ${workers * concurrency} | ${m.toFixed(1)} s | ${(base / m).toFixed(2)}× | ${mine.map((r) => r.seconds.toFixed(1)).join(', ')} | ${DOMAINS.map((_d, k) => median(mine.map((r) => r.scanSeconds[k] ?? Number.NaN)).toFixed(1)).join(' / ')} s | ${cpu((c) => c.workers)} | ${cpu((c) => c.apiAndLab)} | ${cpu((c) => c.machine)} | ${cpu((c) => c.stolen)} | ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)} |${workers > CORES ? ` ${workers} processes on ${CORES} cores |` : ' |'}`,
+      `| ${workers} × ${concurrency} | ${workers * concurrency} | ${m.toFixed(1)} s | ${(base / m).toFixed(2)}× | ${mine.map((r) => r.seconds.toFixed(1)).join(', ')} | ${DOMAINS.map((_d, k) => median(mine.map((r) => r.scanSeconds[k] ?? Number.NaN)).toFixed(1)).join(' / ')} s | ${cpu((c) => c.workers)} | ${cpu((c) => c.apiAndLab)} | ${cpu((c) => c.machine)} | ${cpu((c) => c.stolen)} | ${median(mine.map((r) => r.udpDrops))} | ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)} |${workers > CORES ? ` ${workers} processes on ${CORES} cores |` : ' |'}`,
     );
   }
   report.say('');
   report.say(
-    `A scan: the median time of one scan of each domain, start to end (in the runs' medians). CPU: medians of each run's CPU seconds from the first scan's start to the last one's end, read from /proc — the worker processes together; the bench process (the API, and the lab answering the scans); the whole machine (these, PostgreSQL and anything else running); stolen: time the hypervisor gave this machine's cores to other machines (wanted, not had). ${CORES} cores give at most ${CORES} CPU seconds per second of a run.`,
+    `A scan: the median time of one scan of each domain, start to end (in the runs' medians). CPU: medians of each run's CPU seconds from the first scan's start to the last one's end, read from /proc — the worker processes together; the bench process (the API, and the lab answering the scans); the whole machine (these, PostgreSQL and anything else running); stolen: time the hypervisor gave this machine's cores to other machines (wanted, not had). UDP drops: datagrams the machine's sockets dropped for a full receive buffer during the run (/proc/net/snmp RcvbufErrors; a dropped DNS query or answer costs its query a 2 s timeout). ${CORES} cores give at most ${CORES} CPU seconds per second of a run.`,
   );
   report.say('');
   const compiles = runs.flatMap((r) => r.compileMs);

@@ -71,6 +71,23 @@ export function machineCpuSeconds(): { busy: number; stolen: number } | undefine
   }
 }
 
+/**
+ * UDP datagrams the machine's sockets dropped so far because their receive buffer was full
+ * (`RcvbufErrors` in /proc/net/snmp, every socket of the machine); undefined without /proc.
+ */
+export function udpReceiveDrops(): number | undefined {
+  try {
+    const [head, values] = readFileSync('/proc/net/snmp', 'utf8')
+      .split('\n')
+      .filter((l) => l.startsWith('Udp:'))
+      .map((l) => l.trim().split(/\s+/));
+    const at = head?.indexOf('RcvbufErrors') ?? -1;
+    return at > 0 ? Number(values?.[at]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export function median(xs: readonly number[]): number {
   if (!xs.length) return Number.NaN;
   const s = [...xs].sort((a, b) => a - b);
