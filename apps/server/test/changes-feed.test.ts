@@ -69,6 +69,14 @@ async function page() {
   return { ...p, counted: sent.some((q) => /count\(\*\)/.test(q)) };
 }
 
+/** A worker deletes one of the page's matches (critical or high) on its own connection. */
+const deleteOneMatch = () =>
+  worker.query(
+    `delete from findings_exploit_scanner where id = (select id from findings_exploit_scanner
+     where user_id = $1 and severity_ordering >= 4 limit 1)`,
+    [userId],
+  );
+
 const apiTotal = async (extra: Record<string, unknown> = {}) => {
   const res = await client(t.app, token).post<{ data: { total: number; items: { id: string }[] } }>(
     '/main/get_all_user_abstract_scan_events',
@@ -87,12 +95,8 @@ describe('remembered events totals', () => {
     expect(again.total).toBe(first.total);
     expect(again.rows.map((r) => r.id)).toEqual(first.rows.map((r) => r.id));
 
-    // A worker deletes one of the matches on its own connection: the next page counts again.
-    await worker.query(
-      `delete from findings_exploit_scanner where id = (select id from findings_exploit_scanner
-       where user_id = $1 and severity_ordering >= 4 limit 1)`,
-      [userId],
-    );
+    // A worker deletes one of the matches: the next page counts again.
+    await deleteOneMatch();
     const after = await page();
     expect(after.counted).toBe(true);
     expect(after.total).toBe(first.total - 1);
@@ -123,15 +127,12 @@ describe('remembered events totals', () => {
     const before = (await page()).total;
     expect((await page()).counted).toBe(false);
     await worker.query(
-      `select pg_terminate_backend(pid) from pg_stat_activity where application_name like 'perimeter listen%'`,
+      `select pg_terminate_backend(pid) from pg_stat_activity
+       where datname = current_database() and application_name = 'perimeter listen'`,
     );
     await until(() => !counts.live);
     // Missed while down: the total is counted, never taken from before.
-    await worker.query(
-      `delete from findings_exploit_scanner where id = (select id from findings_exploit_scanner
-       where user_id = $1 and severity_ordering >= 4 limit 1)`,
-      [userId],
-    );
+    await deleteOneMatch();
     const down = await page();
     expect(down.counted).toBe(true);
     expect(down.total).toBe(before - 1);
