@@ -68,6 +68,8 @@ export interface Lab {
   silenceDns(name: string, silent: boolean): void;
   /** Turns a planted issue off (or back on) at run time. Throws for ids that cannot be toggled. */
   setPlanted(id: string, enabled: boolean): void;
+  /** Delays every HTTP(S) response from now on (the `httpDelayMs` option at run time; 0: none). */
+  setHttpDelay(ms: number): void;
   isPlanted(id: string): boolean;
   /** expected.json with this lab's addresses and ports. */
   expected(): ExpectedLab;
@@ -117,6 +119,7 @@ export async function startLab(options: StartLabOptions = {}): Promise<Lab> {
 
   const servers: net.Server[] = [];
   const sockets = new Set<net.Socket>();
+  let httpDelayMs = options.httpDelayMs ?? 0;
   const services: RunningService[] = [];
   const portMap: Record<number, number> = {};
   const tlsOptions = { cert: readFileSync(CERT), key: readFileSync(KEY) };
@@ -162,9 +165,10 @@ export async function startLab(options: StartLabOptions = {}): Promise<Lab> {
             oobContext && site.startsWith('oob:')
               ? createOobSite(site.slice(4), oobContext)
               : createSite(site, { isPlanted, ctNames: CT_NAMES });
-          const delay = options.httpDelayMs ?? 0;
-          const handler: http.RequestListener =
-            delay > 0 ? (req, res) => void setTimeout(() => direct(req, res), delay) : direct;
+          const handler: http.RequestListener = (req, res) => {
+            if (httpDelayMs > 0) setTimeout(() => direct(req, res), httpDelayMs);
+            else direct(req, res);
+          };
           server =
             svc.kind === 'https' ? https.createServer(tlsOptions, handler) : http.createServer(handler);
           (server as http.Server).keepAliveTimeout = 5_000;
@@ -231,6 +235,9 @@ export async function startLab(options: StartLabOptions = {}): Promise<Lab> {
       else disabled.add(id);
     },
     isPlanted,
+    setHttpDelay(ms) {
+      httpDelayMs = ms;
+    },
     expected: () => remapExpected(subnet, portMap),
     async stop() {
       await Promise.all([
