@@ -25,6 +25,7 @@ describe('two-factor authentication', () => {
     expect(started.body.data.otpauth_url).toMatch(/^otpauth:\/\/totp\/Perimeter:/);
     expect(started.body.data.qr_code).toMatch(/^data:image\/png;base64,/);
     const secret = started.body.data.secret;
+    const activationCode = totpCode(secret);
 
     const wrong = await api(session.access).post('/users/auth/app/activate/confirm/', {
       code: totpCode(secret, 5),
@@ -32,7 +33,7 @@ describe('two-factor authentication', () => {
     expect(wrong.status).toBe(400);
     const confirmed = await api(session.access).post<{ data: { recovery_codes: string[] } }>(
       '/users/auth/app/activate/confirm/',
-      { code: totpCode(secret) },
+      { code: activationCode },
     );
     expect(confirmed.status).toBe(200);
     expect(confirmed.body.data.recovery_codes).toHaveLength(10);
@@ -43,8 +44,9 @@ describe('two-factor authentication', () => {
     const first = await login(session.email);
     expect(first.body.data).toEqual({ ephemeral_token: expect.any(String) });
     const { ephemeral_token } = first.body.data as { ephemeral_token: string };
-    // The current step was spent by the activation: reusing it is a replay.
-    const replayed = await api().post('/users/auth/login/code/', { ephemeral_token, code: totpCode(secret) });
+    // The activation spent its code's time step: the same code is a replay, even when the clock has
+    // moved to the next 30-second step since (the window still accepts the previous step).
+    const replayed = await api().post('/users/auth/login/code/', { ephemeral_token, code: activationCode });
     expect(replayed.status).toBe(401);
     expect(replayed.body).toMatchObject({ code: 'code_invalid' });
     const ok = await api().post<{ data: Session }>('/users/auth/login/code/', {

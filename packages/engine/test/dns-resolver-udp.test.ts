@@ -283,9 +283,10 @@ describe('a brute force’s answers', () => {
     // 200 answers can land while the event loop is busy; at the default receive buffer (208 kB)
     // the kernel dropped some of every 3,000, and each such query waited out its timeout.
     const server = await childServer(SERVER_B);
-    const r = resolverFor([{ host: server.host, port: server.port }], 5_000, 2);
+    // A timeout far above any answer's delay on a loaded machine: a query is asked again only when
+    // its answer (or the question) was lost, never because the machine was slow.
+    const r = resolverFor([{ host: server.host, port: server.port }], 20_000, 2);
     const names = Array.from({ length: 3_000 }, (_v, i) => `w${i}.brute.test`);
-    const started = performance.now();
     let missing = 0;
     for await (const found of mapConcurrent(
       names,
@@ -295,8 +296,7 @@ describe('a brute force’s answers', () => {
     ))
       if (!found.exists) missing++;
     expect(missing).toBe(names.length);
+    // Each lost datagram shows as a second question for its name.
     expect(await server.asked()).toBe(names.length);
-    // Far below one timeout: nothing waited for an answer the kernel had thrown away.
-    expect(performance.now() - started).toBeLessThan(5_000);
-  }, 30_000);
+  }, 90_000);
 });
