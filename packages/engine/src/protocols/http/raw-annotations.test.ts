@@ -186,9 +186,9 @@ describe('annotations against servers on 127.0.0.1', () => {
     const t = compileOrThrow(
       rawTpl('timeout-annotation', '@timeout: 300ms', 'GET /slow HTTP/1.1\n        Host: {{Hostname}}'),
     );
-    const started = performance.now();
     const { findings, scanner } = await scanAll([t], [input.url], { timeoutMs: 5000 });
-    expect(performance.now() - started).toBeLessThan(1400);
+    // The answer comes after 1.5 s, well inside the client's 5 s: only the annotation's 300 ms
+    // makes it an error (no elapsed-time check, which a loaded machine could break).
     expect(findings).toEqual([]);
     expect(scanner.summary.errors).toBeGreaterThan(0);
   });
