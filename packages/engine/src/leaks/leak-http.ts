@@ -1,4 +1,4 @@
-import { sleep } from '../templates/politeness.ts';
+import { RateLimiter, sleep } from '../lib/async.ts';
 import { type LeakErrorCode, LeakSourceError } from './leak-types.ts';
 
 export interface LeakHttpOptions {
@@ -24,7 +24,7 @@ const STATUS_CODE: Record<number, LeakErrorCode> = {
 
 /** A rate-limited JSON client that turns provider answers into clear scan-log messages. */
 export class LeakHttpClient {
-  private next = 0;
+  private readonly pacing: RateLimiter;
   private readonly fetchImpl: typeof fetch;
 
   constructor(
@@ -33,13 +33,7 @@ export class LeakHttpClient {
     private readonly explain: Partial<Record<number, string>> = {},
   ) {
     this.fetchImpl = options.fetch ?? fetch;
-  }
-
-  private async pace(signal?: AbortSignal): Promise<void> {
-    const now = Date.now();
-    const at = Math.max(now, this.next);
-    this.next = at + this.options.minIntervalMs;
-    if (at > now) await sleep(at - now, signal);
+    this.pacing = new RateLimiter(options.minIntervalMs > 0 ? 1000 / options.minIntervalMs : 0);
   }
 
   message(status: number, retryAfter?: string | null): string {
@@ -60,7 +54,7 @@ export class LeakHttpClient {
   ): Promise<unknown> {
     const retries = this.options.retries ?? 2;
     for (let attempt = 0; ; attempt++) {
-      await this.pace(signal);
+      await this.pacing.acquire(signal);
       let res: Response;
       try {
         const timeout = AbortSignal.timeout(this.options.timeoutMs ?? 15000);

@@ -130,36 +130,56 @@ export async function* mapConcurrent<T, R>(
   }
 }
 
-/** Counting semaphore. */
+/** A counting semaphore: `tryTake` for a free slot now (no await), `take` to wait for one. */
 export class Semaphore {
-  private queue: (() => void)[] = [];
-  constructor(private available: number) {}
+  private active = 0;
+  private readonly waiters: (() => void)[] = [];
+  constructor(private readonly limit: number) {}
 
-  async acquire(): Promise<void> {
-    if (this.available > 0) {
-      this.available--;
-      return;
-    }
-    await new Promise<void>((resolve) => this.queue.push(resolve));
+  /** Takes a slot when one is free now (give it back with `release`; no closure per slot). */
+  tryTake(): boolean {
+    if (this.active >= this.limit || this.waiters.length > 0) return false;
+    this.active++;
+    return true;
+  }
+
+  /** Takes a slot, waiting for one (give it back with `release`). */
+  async take(): Promise<void> {
+    if (this.active >= this.limit) await new Promise<void>((resolve) => this.waiters.push(resolve));
+    this.active++;
   }
 
   release(): void {
-    const next = this.queue.shift();
-    if (next) next();
-    else this.available++;
+    this.active--;
+    this.waiters.shift()?.();
+  }
+
+  get idle(): boolean {
+    return this.active === 0 && this.waiters.length === 0;
   }
 }
 
-/** Spaces out starts so that at most `perSecond` happen per second (0 = unlimited). */
+/**
+ * A request rate: starts are spaced `1000 / perSecond` ms apart (on the monotonic clock), so at
+ * most `perSecond` start in any second. 0 (or less, or not finite) is no limit. The one pacing
+ * of the engine: template requests, rate-limited port scans, leak-source APIs.
+ */
 export class RateLimiter {
   private next = 0;
   constructor(private readonly perSecond: number) {}
 
-  async wait(signal?: AbortSignal): Promise<void> {
-    if (this.perSecond <= 0) return;
-    const now = Date.now();
+  /** False when there is no limit: callers may skip `acquire` (no await, no microtask). */
+  get isLimited(): boolean {
+    return Number.isFinite(this.perSecond) && this.perSecond > 0;
+  }
+
+  /** Resolves at this caller's turn; rejects with AbortedError when `signal` aborts first. */
+  async acquire(signal?: AbortSignal): Promise<void> {
+    if (!this.isLimited) return;
+    const now = performance.now();
     const at = Math.max(now, this.next);
     this.next = at + 1000 / this.perSecond;
-    if (at > now) await sleep(at - now, signal);
+    // Under a millisecond early is on time: a timer cannot wait less.
+    if (at - now >= 1) await sleep(at - now, signal);
   }
 }

@@ -192,7 +192,7 @@ export function scanTcpPorts(
         // Rate-limited: start asynchronously, keeping the slot reserved.
         const placeholder: Attempt = { cancel: () => {} };
         inFlight.set(placeholder, Number.POSITIVE_INFINITY);
-        limiter.wait(options.signal).then(
+        limiter.acquire(options.signal).then(
           () => {
             inFlight.delete(placeholder);
             if (!finished) start(port);

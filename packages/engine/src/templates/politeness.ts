@@ -1,85 +1,7 @@
 /** Politeness controls shared by every protocol of a template run. */
+import { RateLimiter, Semaphore } from '../lib/async.ts';
 
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const t = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(t);
-      reject(signal?.reason);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}
-
-/** A global request rate: requests are spaced so that at most `perSecond` start each second. */
-export class RateLimiter {
-  private next = 0;
-  constructor(private readonly perSecond: number) {}
-
-  /** False when there is no limit: callers skip `acquire` (no await, no microtask). */
-  get isLimited(): boolean {
-    return Number.isFinite(this.perSecond) && this.perSecond > 0;
-  }
-
-  async acquire(signal?: AbortSignal): Promise<void> {
-    if (!Number.isFinite(this.perSecond) || this.perSecond <= 0) return;
-    const interval = 1000 / this.perSecond;
-    const now = performance.now();
-    const at = Math.max(now, this.next);
-    this.next = at + interval;
-    if (at - now >= 1) await sleep(at - now, signal);
-  }
-}
-
-/** A counting semaphore. */
-export class Semaphore {
-  private active = 0;
-  private readonly waiters: (() => void)[] = [];
-  constructor(private readonly limit: number) {}
-
-  async acquire(): Promise<() => void> {
-    await this.take();
-    return this.releaser();
-  }
-
-  /** Takes a slot when one is free now (give it back with `release`; no closure per slot). */
-  tryTake(): boolean {
-    if (this.active >= this.limit || this.waiters.length > 0) return false;
-    this.active++;
-    return true;
-  }
-
-  /** Takes a slot, waiting for one (give it back with `release`). */
-  async take(): Promise<void> {
-    if (this.active >= this.limit) await new Promise<void>((resolve) => this.waiters.push(resolve));
-    this.active++;
-  }
-
-  release(): void {
-    this.active--;
-    this.waiters.shift()?.();
-  }
-
-  private releaser(): () => void {
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      this.release();
-    };
-  }
-
-  get idle(): boolean {
-    return this.active === 0 && this.waiters.length === 0;
-  }
-}
+export { RateLimiter, type Semaphore };
 
 export interface UnresponsiveHost {
   host: string;
@@ -170,5 +92,3 @@ export class HostSkippedError extends Error {
     this.name = 'HostSkippedError';
   }
 }
-
-export { sleep };
