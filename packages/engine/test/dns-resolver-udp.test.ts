@@ -1,94 +1,22 @@
 import { execFile, spawn } from 'node:child_process';
-import dgram from 'node:dgram';
 import net from 'node:net';
 import path from 'node:path';
 import dnsPacket, { type Packet } from 'dns-packet';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DnsError, DnsResolver, type DnsServer } from '../src/dns/dns-resolver.ts';
 import { mapConcurrent } from '../src/lib/async.ts';
+import { answer, bindUdp, deadServer, FORGED, fakeServer, REAL } from './dns-fake-servers.ts';
 import { REPO_ROOT } from './helpers.ts';
 
 // Loopback addresses of this file: servers on .96 and .97, spoofers on .97, nothing on .98.
 const SERVER_A = '127.0.0.96';
 const SERVER_B = '127.0.0.97';
 const NOBODY = '127.0.0.98';
-// Record data only, never contacted.
-const REAL = '192.0.2.1';
-const FORGED = '192.0.2.66';
-
-type Reply = (query: Packet, send: (p: Packet) => void, client: dgram.RemoteInfo) => void;
-
-interface FakeServer extends DnsServer {
-  /** Names asked, in order, and the client ports they came from. */
-  asked: string[];
-  clientPorts: Set<number>;
-  close(): void;
-}
 
 const toClose: { close(): void }[] = [];
 afterEach(() => {
   for (const c of toClose.splice(0)) c.close();
 });
-
-function bindUdp(host: string, port = 0): Promise<dgram.Socket> {
-  return new Promise((resolve, reject) => {
-    const s = dgram.createSocket('udp4');
-    s.once('error', reject);
-    s.bind(port, host, () => {
-      s.off('error', reject);
-      resolve(s);
-    });
-  });
-}
-
-function answer(query: Packet, address: string, extra: Partial<Packet> = {}): Packet {
-  const q = query.questions?.[0];
-  return {
-    id: query.id,
-    type: 'response',
-    flags: dnsPacket.RECURSION_DESIRED | dnsPacket.RECURSION_AVAILABLE,
-    questions: query.questions ?? [],
-    answers: q ? [{ name: q.name, type: 'A', class: 'IN', ttl: 60, data: address }] : [],
-    ...extra,
-  };
-}
-
-/** `127.0.0.x:port` answering with `reply` (by default: REAL for every name). */
-async function fakeServer(
-  host: string,
-  reply: Reply = (q, send) => send(answer(q, REAL)),
-): Promise<FakeServer> {
-  const socket = await bindUdp(host);
-  let closed = false;
-  const server: FakeServer = {
-    host,
-    port: socket.address().port,
-    asked: [],
-    clientPorts: new Set(),
-    close: () => {
-      closed = true;
-      socket.close();
-    },
-  };
-  socket.on('message', (msg, rinfo) => {
-    const query = dnsPacket.decode(msg);
-    server.asked.push(query.questions?.[0]?.name ?? '');
-    server.clientPorts.add(rinfo.port);
-    // A delayed answer may come after the test ended (when the resolver took another one).
-    const send = (p: Packet) => closed || socket.send(dnsPacket.encode(p), rinfo.port, rinfo.address);
-    reply(query, send, rinfo);
-  });
-  toClose.push(server);
-  return server;
-}
-
-/** A port on NOBODY where nothing listens: datagrams to it draw an ICMP port unreachable. */
-async function deadServer(): Promise<DnsServer> {
-  const s = await bindUdp(NOBODY);
-  const port = s.address().port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return { host: NOBODY, port };
-}
 
 function resolverFor(servers: DnsServer[], timeoutMs: number, retries: number): DnsResolver {
   const r = new DnsResolver({ servers, timeoutMs, retries });
@@ -105,7 +33,7 @@ describe('resolver UDP: one connected socket per server', () => {
     const otherPort = await bindUdp(SERVER_A);
     toClose.push(otherAddress, otherPort);
     let real = true;
-    const server = await fakeServer(SERVER_A, (q, send, client) => {
+    const server = await fakeServer(toClose, SERVER_A, (q, send, client) => {
       // A forger who sees the query answers first, from another address and from another port.
       for (const s of [otherAddress, otherPort])
         s.send(dnsPacket.encode(answer(q, FORGED)), client.port, client.address);
@@ -119,7 +47,7 @@ describe('resolver UDP: one connected socket per server', () => {
   });
 
   it('ignores an answer whose question is not the one asked', async () => {
-    const server = await fakeServer(SERVER_A, (q, send) => {
+    const server = await fakeServer(toClose, SERVER_A, (q, send) => {
       const asked = q.questions?.[0] as NonNullable<Packet['questions']>[number];
       send(answer(q, FORGED, { questions: [{ ...asked, name: `evil.${asked.name}` }] }));
       send(answer(q, FORGED, { questions: [{ ...asked, type: 'AAAA' }] }));
@@ -131,13 +59,13 @@ describe('resolver UDP: one connected socket per server', () => {
   });
 
   it('rotates over two servers and retries a SERVFAIL or a silent server on the other', async () => {
-    const a = await fakeServer(SERVER_A, (q, send) => {
+    const a = await fakeServer(toClose, SERVER_A, (q, send) => {
       const name = q.questions?.[0]?.name ?? '';
       if (name.startsWith('servfail.')) return send(answer(q, FORGED, { flags: 2, answers: [] }));
       if (name.startsWith('silent.')) return;
       send(answer(q, REAL));
     });
-    const b = await fakeServer(SERVER_B);
+    const b = await fakeServer(toClose, SERVER_B);
     const resolver = resolverFor([a, b], 300, 1);
     for (const n of ['n1', 'n2', 'n3', 'n4'])
       expect(await addressesOf(resolver, `${n}.example.test`)).toEqual([REAL]);
@@ -152,8 +80,8 @@ describe('resolver UDP: one connected socket per server', () => {
   });
 
   it('falls over at once from a server with nothing listening (ICMP unreachable), without an error event', async () => {
-    const dead = await deadServer();
-    const live = await fakeServer(SERVER_A);
+    const dead = await deadServer(NOBODY);
+    const live = await fakeServer(toClose, SERVER_A);
     // Time-outs far longer than the test allows: only the ICMP error can make an attempt fail fast.
     const started = Date.now();
     const resolver = resolverFor([dead, live], 20_000, 1);
@@ -185,14 +113,14 @@ describe('resolver UDP: one connected socket per server', () => {
   });
 
   it('takes a server it cannot connect to as a failed attempt', async () => {
-    const live = await fakeServer(SERVER_A);
+    const live = await fakeServer(toClose, SERVER_A);
     const resolver = resolverFor([{ host: NOBODY, port: 0 }, live], 20_000, 1);
     expect(await addressesOf(resolver, 'www.example.test')).toEqual([REAL]);
     expect(await addressesOf(resolver, 'api.example.test')).toEqual([REAL]);
   });
 
   it('asks again over TCP when the UDP answer is truncated', async () => {
-    const udp = await fakeServer(SERVER_A, (q, send) =>
+    const udp = await fakeServer(toClose, SERVER_A, (q, send) =>
       send(answer(q, FORGED, { flags: dnsPacket.TRUNCATED_RESPONSE, answers: [] })),
     );
     const tcp = net.createServer((socket) =>
@@ -208,8 +136,8 @@ describe('resolver UDP: one connected socket per server', () => {
 
   it('close rejects what is in flight, queued or sent, and frees every socket', async () => {
     const silent = (_q: Packet) => {};
-    const a = await fakeServer(SERVER_A, silent);
-    const b = await fakeServer(SERVER_B, silent);
+    const a = await fakeServer(toClose, SERVER_A, silent);
+    const b = await fakeServer(toClose, SERVER_B, silent);
     const resolver = new DnsResolver({ servers: [a, b], timeoutMs: 20_000, retries: 0 });
     const sent = [resolver.query('one.example.test', 'A'), resolver.query('two.example.test', 'A')];
     await expect.poll(() => a.clientPorts.size + b.clientPorts.size).toBe(2);
@@ -232,7 +160,7 @@ describe('resolver UDP: one connected socket per server', () => {
   });
 
   it('leaves nothing that keeps the process alive after close', async () => {
-    const silent = await fakeServer(SERVER_A, () => {});
+    const silent = await fakeServer(toClose, SERVER_A, () => {});
     const child = path.join(REPO_ROOT, 'packages/engine/test/dns-close-child.ts');
     const started = Date.now();
     const out = await new Promise<string>((resolve, reject) =>

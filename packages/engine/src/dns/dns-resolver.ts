@@ -138,7 +138,7 @@ export class DnsResolver {
       const udp = this.udp[index] ?? new DnsUdpSocket(server, this.timeoutMs);
       this.udp[index] = udp;
       try {
-        let packet = await udp.query(name, type);
+        let packet: Packet = await udp.query(name, type);
         if ((packet.flags ?? 0) & dnsPacket.TRUNCATED_RESPONSE) {
           packet = (await this.tcpQuery(server, name, type, signal))[0] ?? packet;
         }

@@ -1,6 +1,7 @@
+import { randomInt } from 'node:crypto';
 import dgram from 'node:dgram';
 import net from 'node:net';
-import dnsPacket, { type Packet, type RecordType } from 'dns-packet';
+import dnsPacket, { type DecodedPacket, type Question, type RecordType } from 'dns-packet';
 import { AbortedError } from '../lib/async.ts';
 
 export interface DnsServer {
@@ -31,11 +32,17 @@ const SERVER_UNREACHABLE = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH
 /** Room for a few thousand answers (each datagram costs the buffer ~1 kB, whatever its size). */
 const RECV_BUFFER_BYTES = 4 << 20;
 
+export interface DnsQueryOptions {
+  /** The recursion-desired flag: set unless `false`. */
+  recursion?: boolean;
+  /** Aborting rejects the query with an AbortedError. */
+  signal?: AbortSignal;
+}
+
 interface Pending {
-  /** The question, lower-case: an answer must repeat it. */
-  name: string;
-  type: RecordType;
-  resolve(p: Packet): void;
+  /** The question as it went out (type and class as dns-packet decodes them), name lower-case. */
+  question: Question;
+  resolve(p: DecodedPacket): void;
   reject(e: Error): void;
   timer: NodeJS.Timeout;
 }
@@ -58,27 +65,42 @@ export class DnsUdpSocket {
     private readonly timeoutMs: number,
   ) {}
 
-  query(name: string, type: RecordType): Promise<Packet> {
+  /** Any record type (class IN); resolves with the whole decoded answer, whatever its rcode. */
+  query(name: string, type: RecordType, options: DnsQueryOptions = {}): Promise<DecodedPacket> {
+    const { signal } = options;
     return new Promise((resolve, reject) => {
+      if (signal?.aborted) return reject(new AbortedError());
       const id = this.newId();
       const buf = dnsPacket.encode({
         id,
         type: 'query',
-        flags: dnsPacket.RECURSION_DESIRED,
+        flags: options.recursion === false ? 0 : dnsPacket.RECURSION_DESIRED,
         questions: [{ name, type, class: 'IN' }],
       });
+      // Read back from the wire form, as an answer's question will be: '*' is 'ANY', 'x.' is 'x'.
+      const sent = dnsPacket.decode(buf).questions?.[0] as Question;
       const socket = this.open();
-      // setImmediate: after an event-loop stall, an answer already received is taken first.
-      const timer: NodeJS.Timeout = setTimeout(
-        () =>
-          setImmediate(() => {
-            if (this.pending.get(id)?.timer !== timer) return;
-            this.pending.delete(id);
-            reject(new DnsError(`DNS timeout for ${name} ${type}`, 'ETIMEOUT'));
-          }),
-        this.timeoutMs,
-      );
-      const p: Pending = { name: lower(name), type, resolve, reject, timer };
+      const onAbort = () => this.drop(id, p, new AbortedError());
+      const p: Pending = {
+        question: { ...sent, name: lower(sent.name) },
+        resolve: (packet) => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve(packet);
+        },
+        reject: (e) => {
+          signal?.removeEventListener('abort', onAbort);
+          reject(e);
+        },
+        // setImmediate: after an event-loop stall, an answer already received is taken first.
+        timer: setTimeout(
+          () =>
+            setImmediate(() =>
+              this.drop(id, p, new DnsError(`DNS timeout after ${this.timeoutMs} ms`, 'ETIMEOUT')),
+            ),
+          this.timeoutMs,
+        ),
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
       this.pending.set(id, p);
       if (this.connected) this.send(socket, id, p, buf);
       else this.queued.push({ id, p, buf });
@@ -98,7 +120,8 @@ export class DnsUdpSocket {
 
   private newId(): number {
     for (let i = 0; i < 100; i++) {
-      const id = Math.floor(Math.random() * 65535) + 1;
+      // Unpredictable: with the source port, all an off-path forger would have to guess.
+      const id = randomInt(1, 0x10000);
       if (!this.pending.has(id)) return id;
     }
     throw new DnsError('too many DNS queries in flight', 'EBUSY');
@@ -140,15 +163,20 @@ export class DnsUdpSocket {
       if (!err) return;
       // The socket's pending ICMP error can be reported by a send instead of recvmsg.
       if (SERVER_UNREACHABLE.has((err as NodeJS.ErrnoException).code ?? '')) return this.fail(socket, err);
-      if (this.pending.get(id) !== p) return;
-      this.pending.delete(id);
-      clearTimeout(p.timer);
-      p.reject(err);
+      this.drop(id, p, err);
     });
   }
 
+  /** Rejects one query with `err` unless it has already settled. */
+  private drop(id: number, p: Pending, err: Error): void {
+    if (this.pending.get(id) !== p) return;
+    this.pending.delete(id);
+    clearTimeout(p.timer);
+    p.reject(err);
+  }
+
   private onMessage(msg: Buffer): void {
-    let packet: Packet;
+    let packet: DecodedPacket;
     try {
       packet = dnsPacket.decode(msg);
     } catch {
@@ -157,7 +185,7 @@ export class DnsUdpSocket {
     if (packet.id === undefined || packet.type !== 'response') return;
     const p = this.pending.get(packet.id);
     const q = packet.questions?.[0];
-    if (!p || !q || q.type !== p.type || lower(q.name) !== p.name) return;
+    if (!p || !q || !sameQuestion(q, p.question)) return;
     this.pending.delete(packet.id);
     clearTimeout(p.timer);
     p.resolve(packet);
@@ -193,4 +221,9 @@ export class DnsUdpSocket {
       // already closed
     }
   }
+}
+
+/** Names compared case-insensitively: a server may echo a 0x20-randomised name in its own case. */
+function sameQuestion(q: Question, sent: Question): boolean {
+  return q.type === sent.type && q.class === sent.class && lower(q.name) === sent.name;
 }

@@ -1,6 +1,7 @@
-import dgram from 'node:dgram';
+import { randomInt } from 'node:crypto';
 import net from 'node:net';
 import dnsPacket, { type Answer, type DecodedPacket, type RecordType } from 'dns-packet';
+import { type DnsQueryOptions, DnsUdpSocket } from '../../dns/dns-udp.ts';
 import type { DnsServer } from '../../templates/run-types.ts';
 
 export interface DnsQueryResult {
@@ -10,40 +11,24 @@ export interface DnsQueryResult {
   messages: (DecodedPacket & { rcode?: string })[];
 }
 
-function randomId(): number {
-  return Math.floor(Math.random() * 65535);
-}
-
-function queryUdp(
+/**
+ * One query on the resolver's connected UDP socket (dns-udp.ts): only the server's datagrams,
+ * and only an answer to the question asked, can settle it; a refusing server fails it at once.
+ * A socket per query: each query gets a port of its own, as unpredictable as its id.
+ */
+async function queryUdp(
   server: DnsServer,
-  query: Buffer,
-  id: number,
+  name: string,
+  type: RecordType,
   timeoutMs: number,
-  signal?: AbortSignal,
+  options: DnsQueryOptions,
 ): Promise<DecodedPacket> {
-  return new Promise((resolve, reject) => {
-    const socket = dgram.createSocket(server.host.includes(':') ? 'udp6' : 'udp4');
-    const finish = (err: Error | null, packet?: DecodedPacket) => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-      socket.close();
-      if (err) reject(err);
-      else resolve(packet as DecodedPacket);
-    };
-    const onAbort = () => finish(new Error('aborted'));
-    const timer = setTimeout(() => finish(new Error(`dns timeout after ${timeoutMs} ms`)), timeoutMs);
-    signal?.addEventListener('abort', onAbort, { once: true });
-    socket.on('error', (err) => finish(err));
-    socket.on('message', (msg) => {
-      try {
-        const packet = dnsPacket.decode(msg);
-        if (packet.id === id) finish(null, packet);
-      } catch {
-        // ignore garbage; wait for the real answer or the timeout
-      }
-    });
-    socket.send(query, server.port, server.host);
-  });
+  const udp = new DnsUdpSocket(server, timeoutMs);
+  try {
+    return await udp.query(name, type, options);
+  } finally {
+    udp.close();
+  }
 }
 
 function queryTcp(
@@ -102,10 +87,9 @@ export async function queryDns(
   let lastError: Error = new Error('no DNS server configured');
   for (let attempt = 0; attempt < retries; attempt++) {
     for (const server of servers) {
-      const id = randomId();
       const packet: dnsPacket.Packet = {
         type: 'query',
-        id,
+        id: randomInt(0x10000),
         flags: options.recursion === false ? 0 : dnsPacket.RECURSION_DESIRED,
         questions: [{ type, name, class: 'IN' }],
       };
@@ -117,7 +101,7 @@ export async function queryDns(
           const answers: Answer[] = messages.flatMap((m) => m.answers ?? []);
           return { server, packet: { ...first, answers }, messages };
         }
-        let res = await queryUdp(server, dnsPacket.encode(packet), id, timeoutMs, options.signal);
+        let res = await queryUdp(server, name, type, timeoutMs, options);
         if (res.flag_tc) {
           const tcp = await queryTcp(server, packet, timeoutMs, false, options.signal);
           if (tcp[0]) res = tcp[0];
