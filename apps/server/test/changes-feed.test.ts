@@ -4,8 +4,8 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sessionState } from '../src/modules/auth/auth-repo.ts';
 import { listFindings } from '../src/modules/findings/findings-repo.ts';
-import { client, createTestApp, newUserInput, type TestApp } from './support/app.ts';
-import { seedBulkFindings } from './support/findings-bulk.ts';
+import { client, createTestApp, type TestApp } from './support/app.ts';
+import { signUpWithBulkFindings } from './support/bulk-user.ts';
 
 /**
  * What each API process remembers until a trigger says it changed (src/db/changes.ts): events
@@ -21,21 +21,7 @@ let worker: pg.Client;
 
 beforeAll(async () => {
   t = await createTestApp();
-  const input = newUserInput();
-  await t.app.inject({ method: 'POST', url: '/api/users/auth/registration/', payload: input });
-  const pool = t.runtime.ctx.database.pool;
-  const { rows } = await pool.query<{ id: string }>(
-    `update users set plan = 'enterprise', email_verified = true where email = $1 returning id`,
-    [input.email],
-  );
-  userId = rows[0]!.id;
-  await seedBulkFindings(pool, userId, 2_000);
-  const login = await t.app.inject({
-    method: 'POST',
-    url: '/api/users/auth/login/',
-    payload: { email: input.email, password: input.password1 },
-  });
-  token = (login.json() as { data: { access: string } }).data.access;
+  ({ userId, token } = await signUpWithBulkFindings(t, 2_000));
   worker = new pg.Client({ connectionString: t.databaseUrl });
   await worker.connect();
   await until(() => t.runtime.ctx.changes.live);
