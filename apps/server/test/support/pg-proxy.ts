@@ -32,7 +32,7 @@ export async function startPgProxy(databaseUrl: string): Promise<PgProxy> {
 
   const server = net.createServer((client) => {
     track(client);
-    let head = Buffer.alloc(0);
+    let head: Buffer = Buffer.alloc(0);
     const onStartup = (chunk: Buffer) => {
       head = Buffer.concat([head, chunk]);
       if (head.length < 8 || head.length < head.readInt32BE(0)) return;
@@ -54,7 +54,7 @@ export async function startPgProxy(databaseUrl: string): Promise<PgProxy> {
       client.pipe(upstream);
       // Anything but a startup (a cancel request) is carried as it is.
       if (!isStartup) return void upstream.pipe(client);
-      let pending = Buffer.alloc(0);
+      let pending: Buffer = Buffer.alloc(0);
       upstream.on('data', (data: Buffer) => {
         pending = pending.length ? Buffer.concat([pending, data]) : data;
         const out: Buffer[] = [];
