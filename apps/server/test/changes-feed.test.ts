@@ -4,8 +4,9 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sessionState } from '../src/modules/auth/auth-repo.ts';
 import { listFindings } from '../src/modules/findings/findings-repo.ts';
-import { client, createTestApp, newUserInput, type TestApp } from './support/app.ts';
-import { seedBulkFindings } from './support/findings-bulk.ts';
+import { client, createTestApp, type TestApp } from './support/app.ts';
+import { signUpWithBulkFindings } from './support/bulk-user.ts';
+import { startPgProxy } from './support/pg-proxy.ts';
 
 /**
  * What each API process remembers until a trigger says it changed (src/db/changes.ts): events
@@ -21,21 +22,7 @@ let worker: pg.Client;
 
 beforeAll(async () => {
   t = await createTestApp();
-  const input = newUserInput();
-  await t.app.inject({ method: 'POST', url: '/api/users/auth/registration/', payload: input });
-  const pool = t.runtime.ctx.database.pool;
-  const { rows } = await pool.query<{ id: string }>(
-    `update users set plan = 'enterprise', email_verified = true where email = $1 returning id`,
-    [input.email],
-  );
-  userId = rows[0]!.id;
-  await seedBulkFindings(pool, userId, 2_000);
-  const login = await t.app.inject({
-    method: 'POST',
-    url: '/api/users/auth/login/',
-    payload: { email: input.email, password: input.password1 },
-  });
-  token = (login.json() as { data: { access: string } }).data.access;
+  ({ userId, token } = await signUpWithBulkFindings(t, 2_000));
   worker = new pg.Client({ connectionString: t.databaseUrl });
   await worker.connect();
   await until(() => t.runtime.ctx.changes.live);
@@ -61,10 +48,10 @@ const body: TAllEventsBody = {
 };
 
 /** One page through the repository with the app's memo; the statements it sent. */
-async function page() {
+async function page(app = t) {
   const sent: string[] = [];
-  const db = drizzle(t.runtime.ctx.database.pool, { logger: { logQuery: (q) => sent.push(q) } });
-  const memo = t.runtime.ctx.findingCounts.memo(userId);
+  const db = drizzle(app.runtime.ctx.database.pool, { logger: { logQuery: (q) => sent.push(q) } });
+  const memo = app.runtime.ctx.findingCounts.memo(userId);
   const p = await listFindings(db as never, userId, body, { limit: 10, offset: 0 }, undefined, memo);
   return { ...p, counted: sent.some((q) => /count\(\*\)/.test(q)) };
 }
@@ -77,8 +64,8 @@ const deleteOneMatch = () =>
     [userId],
   );
 
-const apiTotal = async (extra: Record<string, unknown> = {}) => {
-  const res = await client(t.app, token).post<{ data: { total: number; items: { id: string }[] } }>(
+const apiTotal = async (extra: Record<string, unknown> = {}, app = t) => {
+  const res = await client(app.app, token).post<{ data: { total: number; items: { id: string }[] } }>(
     '/main/get_all_user_abstract_scan_events',
     { scan_subclass: 'exploit_scanner', ...extra },
   );
@@ -144,6 +131,58 @@ describe('remembered events totals', () => {
     expect(back.counted).toBe(false);
     expect(back.total).toBe(before - 1);
   });
+});
+
+describe('a sync whose own notification does not come back (a pooler in transaction mode)', () => {
+  it('ends the listening connection, answers from the database, remembers nothing until it listens again', async () => {
+    const proxy = await startPgProxy(t.databaseUrl);
+    // Another API process on the same database, all its connections through the proxy.
+    const other = await createTestApp({}, proxy.url);
+    try {
+      const feed = other.runtime.ctx.changes;
+      await until(() => feed.live);
+      const listening = proxy.connections.filter((c) => c.applicationName === 'perimeter listen');
+      expect(listening).toHaveLength(1);
+      const before = await page(other);
+      expect(before.counted).toBe(true);
+      expect((await page(other)).counted).toBe(false);
+
+      // Notifications stop arriving, the worker's change included; the listener cannot reconnect.
+      proxy.dropNotifications = true;
+      proxy.refuse = 'perimeter listen';
+      await deleteOneMatch();
+      const missed = await page(other);
+      expect(missed.counted).toBe(true);
+      expect(missed.total).toBe(before.total - 1);
+      expect(listening[0]!.closed).toBe(true);
+      expect(feed.live).toBe(false);
+      // Down: nothing is remembered; a signed-in request is answered from the database.
+      expect((await page(other)).counted).toBe(true);
+      expect((await page(other)).total).toBe(before.total - 1);
+      const { rows } = await worker.query<{ n: number }>(
+        'select count(*)::int as n from findings_exploit_scanner where user_id = $1',
+        [userId],
+      );
+      expect((await apiTotal({}, other)).total).toBe(rows[0]!.n);
+
+      // Carried again: the listener reconnects, then remembers and hears changes as before.
+      proxy.dropNotifications = false;
+      proxy.refuse = undefined;
+      await until(() => feed.live, 30_000);
+      expect(proxy.connections.filter((c) => c.applicationName === 'perimeter listen')).toHaveLength(2);
+      expect((await page(other)).counted).toBe(true);
+      const back = await page(other);
+      expect(back.counted).toBe(false);
+      expect(back.total).toBe(before.total - 1);
+      await deleteOneMatch();
+      const heard = await page(other);
+      expect(heard.counted).toBe(true);
+      expect(heard.total).toBe(before.total - 2);
+    } finally {
+      await other.close();
+      await proxy.close();
+    }
+  }, 60_000);
 });
 
 describe('remembered session states', () => {

@@ -3,9 +3,10 @@ import { drizzle } from 'drizzle-orm/node-postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CountMemo } from '../src/modules/findings/findings-counts.ts';
 import { CONTAINS_SORT_LIMIT, COUNT_CAP, listFindings } from '../src/modules/findings/findings-repo.ts';
-import { createTestApp, newUserInput, type TestApp } from './support/app.ts';
+import { createTestApp, type TestApp } from './support/app.ts';
+import { signUpWithBulkFindings } from './support/bulk-user.ts';
 import { benchCases, type EventsCase, explainCase, planNodes, planShape } from './support/events-cases.ts';
-import { type BulkFindings, seedBulkFindings } from './support/findings-bulk.ts';
+import type { BulkFindings } from './support/findings-bulk.ts';
 
 /**
  * The events queries' plans, guarded without timing anything: with the bench's skewed data at a
@@ -32,15 +33,7 @@ let bulk: BulkFindings;
 
 beforeAll(async () => {
   t = await createTestApp();
-  const input = newUserInput();
-  await t.app.inject({ method: 'POST', url: '/api/users/auth/registration/', payload: input });
-  const pool = t.runtime.ctx.database.pool;
-  const { rows } = await pool.query<{ id: string }>(
-    `update users set plan = 'enterprise' where email = $1 returning id`,
-    [input.email],
-  );
-  userId = rows[0]!.id;
-  bulk = await seedBulkFindings(pool, userId, FINDINGS, { rebuildIndexes: true });
+  ({ userId, bulk } = await signUpWithBulkFindings(t, FINDINGS, { rebuildIndexes: true }));
 }, 240_000);
 
 afterAll(async () => {

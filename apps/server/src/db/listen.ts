@@ -22,8 +22,13 @@ export interface ListenOptions {
   onNotify(channel: string, payload: string): void;
   /** The listener went up or down; after an `up`, notifications sent while it was down are lost. */
   onState(live: boolean): void;
-  /** First wait before reconnecting, doubled up to 10 s. */
+  /**
+   * First wait before reconnecting, doubled up to 10 s, and first again once a sync has come back
+   * (a connection that LISTENs but never hears its own notifications is retried ever more slowly).
+   */
   retryMs?: number;
+  /** How long a sync waits for its own notification before the connection is taken as lost. */
+  syncTimeoutMs?: number;
 }
 
 interface Batch {
@@ -46,6 +51,7 @@ const SYNC_TIMEOUT_MS = 2_000;
  */
 export function listenChannels(opts: ListenOptions): ChannelListener {
   const first = opts.retryMs ?? 500;
+  const syncTimeout = opts.syncTimeoutMs ?? SYNC_TIMEOUT_MS;
   // This process's own channel for sync(): no other listener hears its round trips.
   const syncChannel = `perimeter_sync_${randomBytes(6).toString('hex')}`;
   const channels = new Set(opts.channels);
@@ -100,6 +106,8 @@ export function listenChannels(opts: ListenOptions): ChannelListener {
         const batch = sent.get(n.payload);
         if (!batch) return;
         sent.delete(n.payload);
+        // The connection carries notifications: a later loss is retried from the first wait.
+        wait = first;
         settle(batch, true);
       }
     });
@@ -113,7 +121,6 @@ export function listenChannels(opts: ListenOptions): ChannelListener {
     if (closed || client !== c) return void c.end().catch(() => {});
     // The connection is not the process's reason to stay up.
     (c as unknown as { connection?: { stream?: { unref?: () => void } } }).connection?.stream?.unref?.();
-    wait = first;
     live = true;
     opts.onState(true);
   }
@@ -130,7 +137,7 @@ export function listenChannels(opts: ListenOptions): ChannelListener {
       if (!sent.delete(batch.token)) return;
       settle(batch, false);
       if (client === c) drop?.();
-    }, SYNC_TIMEOUT_MS);
+    }, syncTimeout);
     batch.timer.unref();
     c.query('select pg_notify($1, $2)', [syncChannel, batch.token]).catch(() => {
       if (sent.delete(batch.token)) settle(batch, false);

@@ -1,0 +1,83 @@
+import pg from 'pg';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { listenChannels } from '../src/db/listen.ts';
+import { createTestDatabase } from './support/database.ts';
+import { type PgProxy, startPgProxy } from './support/pg-proxy.ts';
+
+/**
+ * The listening connection (src/db/listen.ts) behind a proxy that drops notifications, as a pooler
+ * in transaction mode does: LISTEN succeeds, every sync times out and ends the connection. Its
+ * reconnects must back off, not come back every first wait to make the next request wait for a
+ * sync that cannot return.
+ */
+let database: Awaited<ReturnType<typeof createTestDatabase>>;
+let proxy: PgProxy;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  proxy = await startPgProxy(database.url);
+});
+
+afterAll(async () => {
+  await proxy?.close();
+  await database?.drop();
+});
+
+async function until(ok: () => boolean, ms = 20_000) {
+  const end = Date.now() + ms;
+  while (!ok()) {
+    if (Date.now() > end) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+it('reconnects ever more slowly while its syncs never come back, and from the first wait once one does', async () => {
+  const states: { live: boolean; at: number }[] = [];
+  const listener = listenChannels({
+    connection: { connectionString: proxy.url },
+    channels: ['findings_changed'],
+    onNotify: () => {},
+    onState: (live) => states.push({ live, at: performance.now() }),
+    retryMs: 100,
+    syncTimeoutMs: 300,
+  });
+  /** How long the listener was down last time, once it is up again. */
+  const nextDowntime = async () => {
+    await until(() => listener.live);
+    const [down, up] = states.slice(-2);
+    expect(down?.live).toBe(false);
+    return up!.at - down!.at;
+  };
+  try {
+    await until(() => listener.live);
+    proxy.dropNotifications = true;
+    const downtimes: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      expect(await listener.sync()).toBe(false);
+      expect(listener.live).toBe(false);
+      downtimes.push(await nextDowntime());
+    }
+    // Waits of 100, 200, 400, 800 ms: lower bounds only (a loaded machine makes a wait longer,
+    // never shorter). Without the backoff every one is 100 ms and a connection's set-up.
+    expect(downtimes[3]).toBeGreaterThanOrEqual(790);
+
+    proxy.dropNotifications = false;
+    expect(await listener.sync()).toBe(true);
+    const admin = new pg.Client({ connectionString: database.url });
+    await admin.connect();
+    try {
+      await admin.query(
+        `select pg_terminate_backend(pid) from pg_stat_activity
+         where datname = current_database() and application_name = 'perimeter listen'`,
+      );
+    } finally {
+      await admin.end();
+    }
+    await until(() => !listener.live);
+    // A first wait of 100 ms again; the next doubling would have been 1,600 ms.
+    expect(await nextDowntime()).toBeLessThan(1_600);
+    expect(await listener.sync()).toBe(true);
+  } finally {
+    await listener.close();
+  }
+}, 60_000);
