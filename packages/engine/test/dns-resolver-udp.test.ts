@@ -83,7 +83,6 @@ describe('resolver UDP: one connected socket per server', () => {
     const dead = await deadServer(NOBODY);
     const live = await fakeServer(toClose, SERVER_A);
     // Time-outs far longer than the test allows: only the ICMP error can make an attempt fail fast.
-    const started = Date.now();
     const resolver = resolverFor([dead, live], 20_000, 1);
     for (const n of ['w1', 'w2', 'w3'])
       expect(await addressesOf(resolver, `${n}.example.test`)).toEqual([REAL]);
@@ -109,7 +108,7 @@ describe('resolver UDP: one connected socket per server', () => {
     );
     // A DnsError, so that a stage reports 'name not resolved: ECONNREFUSED'.
     expect(refused[0]).toMatchObject({ reason: expect.any(DnsError) });
-    expect(Date.now() - started).toBeLessThan(5000);
+    // (No elapsed-time check: a query that waited out its 20 s would fail ETIMEOUT, not ECONNREFUSED.)
   });
 
   it('takes a server it cannot connect to as a failed attempt', async () => {
