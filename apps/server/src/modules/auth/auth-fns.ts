@@ -64,10 +64,43 @@ export async function signAccessToken(claims: AccessClaims, secret: Uint8Array, 
     .sign(await hmacKey(secret));
 }
 
+/**
+ * Tokens whose signature and claims were checked, with their expiry (seconds), per secret: a
+ * browser sends the same access token with every request of its lifetime, and the HMAC through
+ * WebCrypto's asynchronous job costs 20–60 µs of CPU each time. Only a token that passed every
+ * check is kept (a forged or altered one is a different string, checked in full); its expiry is
+ * checked again on each use. Bounded: the oldest entries go first. Revocation is not a token
+ * property: the session state (auth plugin) is checked on every request either way.
+ */
+const verifiedTokens = new WeakMap<Uint8Array, Map<string, { claims: AccessClaims; exp: number }>>();
+const MAX_VERIFIED_TOKENS = 10_000;
+
 export async function verifyAccessToken(
   token: string,
   secret: Uint8Array,
 ): Promise<AccessClaims | undefined> {
+  let verified = verifiedTokens.get(secret);
+  if (!verified) {
+    verified = new Map();
+    verifiedTokens.set(secret, verified);
+  }
+  const known = verified.get(token);
+  // jose's own rule: a token expires when its `exp` is at or before the current second.
+  if (known && known.exp > Math.floor(Date.now() / 1000)) return known.claims;
+  if (known) verified.delete(token);
+  const claims = await checkAccessToken(token, secret);
+  if (claims) {
+    if (verified.size >= MAX_VERIFIED_TOKENS) verified.delete(verified.keys().next().value as string);
+    verified.set(token, claims);
+    return claims.claims;
+  }
+  return undefined;
+}
+
+async function checkAccessToken(
+  token: string,
+  secret: Uint8Array,
+): Promise<{ claims: AccessClaims; exp: number } | undefined> {
   try {
     // A token without an expiry (or issue time) would live for ever: refused even when signed.
     const { payload } = await jwtVerify(token, await hmacKey(secret), {
@@ -75,10 +108,15 @@ export async function verifyAccessToken(
       issuer: 'perimeter',
       requiredClaims: ['exp', 'iat', 'sub'],
     });
-    if (payload.typ !== 'access' || typeof payload.sub !== 'string' || typeof payload.fam !== 'string') {
+    if (
+      payload.typ !== 'access' ||
+      typeof payload.sub !== 'string' ||
+      typeof payload.fam !== 'string' ||
+      typeof payload.exp !== 'number'
+    ) {
       return undefined;
     }
-    return { userId: payload.sub, familyId: payload.fam };
+    return { claims: Object.freeze({ userId: payload.sub, familyId: payload.fam }), exp: payload.exp };
   } catch {
     return undefined;
   }
