@@ -69,7 +69,8 @@ async function call(
   const text = await res.body.text();
   const ms = performance.now() - t0;
   let total = -1;
-  if (readTotal && res.statusCode === 200) total = (JSON.parse(text) as { data?: { total?: number } }).data?.total ?? -1;
+  if (readTotal && res.statusCode === 200)
+    total = (JSON.parse(text) as { data?: { total?: number } }).data?.total ?? -1;
   return { ms, status: res.statusCode, total };
 }
 
