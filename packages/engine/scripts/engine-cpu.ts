@@ -19,6 +19,7 @@ import { defaultExecutors } from '../src/protocols/index.ts';
 import { type TemplateJob, TemplateScanner } from '../src/templates/template-scanner.ts';
 import {
   measure as measureCpu,
+  oneRequestTemplates,
   type Rate,
   rawLoop,
   startLabProcess,
@@ -101,6 +102,32 @@ async function engine(url: string, perJob: number, stub: boolean) {
   });
 }
 
+/**
+ * A real scan's shape: ONE_REQUEST templates of one request each × inputs (paths of the same
+ * site, so each is a template run of its own), `requests` in all: a template run per request.
+ */
+const ONE_REQUEST = 50;
+function engineOneRequest(url: string, stub: boolean) {
+  const templates = oneRequestTemplates(ONE_REQUEST);
+  const inputs = Array.from({ length: requests / ONE_REQUEST }, (_v, i) => `${url}/site-${i}`);
+  return measure(async () => {
+    const scanner = new TemplateScanner(defaultExecutors, {
+      rateLimit: 0,
+      concurrency,
+      perHostConcurrency: concurrency,
+      timeoutMs: 10000,
+      ...(stub ? { httpClient: new StubClient() } : {}),
+    });
+    function* jobs(): Generator<TemplateJob> {
+      for (const input of inputs) for (const template of templates) yield { template, input };
+    }
+    for await (const _f of scanner.run(jobs())) {
+    }
+    await scanner.close();
+    return scanner.summary.requests;
+  });
+}
+
 function client(origin: string) {
   return measure(async () => {
     const http = new HttpClient({ connectionsPerOrigin: concurrency });
@@ -136,12 +163,19 @@ const line = (name: string, samples: Sample<Figures>[]) => {
   return cpu.median;
 };
 if (mode === 'stub') {
-  const [stub] = await interleaved(
-    [{ name: 'stub engine', run: () => engine('http://127.0.0.1:1', perJob, true) }],
+  const [stub, one] = await interleaved(
+    [
+      { name: 'stub engine', run: () => engine('http://127.0.0.1:1', perJob, true) },
+      { name: 'stub one-request', run: () => engineOneRequest('http://127.0.0.1:1', true) },
+    ],
     { rounds, log: console.log },
   );
-  line('engine against a stub HTTP client (no network)', stub ?? []);
-  report.figure('stub', stub);
+  line('engine against a stub HTTP client (no network), a payload loop', stub ?? []);
+  line(
+    `one-request templates (${ONE_REQUEST} × ${requests / ONE_REQUEST} inputs) against the stub`,
+    one ?? [],
+  );
+  report.figure('stub', { payloadLoop: stub, oneRequest: one });
 } else if (mode === 'engine') {
   const lab = await startLabProcess();
   const origin = `http://${lab.subnet}.10:${lab.portMap[80] ?? 80}`;
@@ -159,11 +193,12 @@ if (mode === 'stub') {
   const lab = await startLabProcess();
   const origin = `http://${lab.subnet}.10:${lab.portMap[80] ?? 80}`;
   try {
-    const [raw, client_, eng] = await interleaved(
+    const [raw, client_, eng, one] = await interleaved(
       [
         { name: 'raw', run: () => counted(() => rawLoop(origin, concurrency, requests)) },
         { name: 'client', run: () => client(origin) },
         { name: 'engine', run: () => engine(origin, perJob, false) },
+        { name: 'one-request', run: () => engineOneRequest(origin, false) },
       ],
       { rounds, log: console.log },
     );
@@ -173,9 +208,14 @@ if (mode === 'stub') {
     report.say('');
     const r = line('raw undici Pool', raw ?? []);
     line("the engine's HttpClient alone", client_ ?? []);
-    const e = line('template engine', eng ?? []);
+    const e = line('template engine, a payload loop (one template run of 150 requests per job)', eng ?? []);
+    const o = line(
+      `template engine, one-request templates (${ONE_REQUEST} templates × ${requests / ONE_REQUEST} inputs: a template run per request, as in a real scan)`,
+      one ?? [],
+    );
     report.say(`- engine / raw CPU per request: ${(e / r).toFixed(2)}× (goal ≤ 1.25)`);
-    report.figure('lab', { raw, client: client_, engine: eng });
+    report.say(`- one-request templates / raw CPU per request: ${(o / r).toFixed(2)}×`);
+    report.figure('lab', { raw, client: client_, engine: eng, oneRequest: one });
   } finally {
     lab.stop();
   }

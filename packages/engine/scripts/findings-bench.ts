@@ -84,6 +84,22 @@ export function rawLoop(origin: string, concurrency: number, requests: number): 
   });
 }
 
+/**
+ * The shape of a real scan: many templates of one request each, every one run against every
+ * input (a new template run per request, as most of the community corpus runs). `count` templates
+ * with their own path and a word that no page holds (most checks do not match).
+ */
+export function oneRequestTemplates(count: number): CompiledTemplate[] {
+  return Array.from({ length: count }, (_v, k) => {
+    const r = compileTemplateSource(
+      `id: bench-one-${k}\ninfo:\n  name: bench\n  severity: info\nhttp:\n  - method: GET\n    path: ["{{BaseURL}}/check-${k}"]\n    matchers-condition: and\n    matchers:\n      - type: word\n        words: ["perimeter-bench-absent-${k}"]\n      - type: status\n        status: [200]\n`,
+      `bench-one-${k}.yaml`,
+    );
+    if (r.status !== 'ok') throw new Error('bench template invalid');
+    return r.template;
+  });
+}
+
 /** The throughput benches' template: one GET per payload value, a word and a status matcher. */
 export function throughputTemplate(n: number): CompiledTemplate {
   const values = Array.from({ length: n }, (_v, i) => `"${i}"`).join(', ');

@@ -9,7 +9,7 @@ import type {
   RawHttpSpec,
 } from '../../templates/template-types.ts';
 import { type HttpRequestInit, type HttpResponseData, InvalidRequestError } from './http-client.ts';
-import { HttpProtocolResponse, httpEventValues } from './http-parts.ts';
+import { HttpProtocolResponse, httpEventValues, layerIsReused } from './http-parts.ts';
 import { splitRawUrl } from './http-url.ts';
 
 export class UnresolvedVariableError extends Error {
@@ -252,7 +252,7 @@ export async function executeHttpRequest(
     if (!next) break;
     init = next;
   }
-  return httpProtocolResponse(first, init, res, vars, wanted);
+  return httpProtocolResponse(first, init, res, vars, wanted, layerIsReused(req));
 }
 
 /** The final response of an exchange as the runner gets it. */
@@ -262,8 +262,9 @@ function httpProtocolResponse(
   res: HttpResponseData,
   vars: Variables,
   wanted: HttpPartsWanted | undefined,
+  reused: boolean,
 ): HttpProtocolResponse {
-  const values = httpEventValues(init, res, vars, wanted);
+  const values = httpEventValues(init, res, vars, wanted, reused);
   const firstUrl = splitRawUrl(first.url);
   const u = res.url === first.url ? firstUrl : splitRawUrl(res.url);
   const q = firstUrl.path.indexOf('?');

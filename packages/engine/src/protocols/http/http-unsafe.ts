@@ -11,7 +11,7 @@ import {
   REDIRECTS,
   UnresolvedVariableError,
 } from './http-executor.ts';
-import { HttpProtocolResponse, httpEventValues } from './http-parts.ts';
+import { HttpProtocolResponse, httpEventValues, layerIsReused } from './http-parts.ts';
 import { splitRawUrl } from './http-url.ts';
 
 /**
@@ -136,7 +136,7 @@ export async function executeUnsafeHttpRequest(
     final = await politely(ctx, splitRawUrl(next).host, () => ctx.http.send(hopInit, ctx.signal, maxBytes));
     at = hopInit;
   }
-  const values = httpEventValues(at, final, vars, wanted);
+  const values = httpEventValues(at, final, vars, wanted, layerIsReused(req));
   if (!wanted || wanted.request) values.request = text;
   const q = u.path.indexOf('?');
   return new HttpProtocolResponse(
