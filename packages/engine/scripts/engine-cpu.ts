@@ -4,9 +4,10 @@
  * HttpClient alone, interleaved, the same requests and concurrency each) and against a stub HTTP
  * client (`stub`, no network): less sensitive to the machine's load than requests/s. Medians of ≥ 5
  * rounds with the load average; results in bench-results/, `--record` appends them to
- * docs/benchmarks.md. `engine` runs the engine alone against the lab (for `node --cpu-prof` or
+ * docs/benchmarks.md. `engine` (a payload loop) or `one` (one-request templates) runs the engine alone
+ * against the lab (for `node --cpu-prof` or
  * `--trace-gc`: `node --import tsx --cpu-prof packages/engine/scripts/engine-cpu.ts engine 3`).
- * Run: npx tsx packages/engine/scripts/engine-cpu.ts [lab|stub|engine] [rounds] [--record]
+ * Run: npx tsx packages/engine/scripts/engine-cpu.ts [lab|stub|engine|one] [rounds] [--record]
  */
 import { constants, PerformanceObserver } from 'node:perf_hooks';
 import { BenchReport, interleaved, MIN_ROUNDS, type Sample, summarize } from '@perimeter/lab/bench';
@@ -176,15 +177,16 @@ if (mode === 'stub') {
     one ?? [],
   );
   report.figure('stub', { payloadLoop: stub, oneRequest: one });
-} else if (mode === 'engine') {
+} else if (mode === 'engine' || mode === 'one') {
   const lab = await startLabProcess();
   const origin = `http://${lab.subnet}.10:${lab.portMap[80] ?? 80}`;
   try {
-    const [eng] = await interleaved([{ name: 'engine', run: () => engine(origin, perJob, false) }], {
-      rounds,
-      log: console.log,
-    });
-    line(`template engine alone against ${origin}`, eng ?? []);
+    const run = mode === 'one' ? () => engineOneRequest(origin, false) : () => engine(origin, perJob, false);
+    const [eng] = await interleaved([{ name: mode, run }], { rounds, log: console.log });
+    line(
+      `template engine alone (${mode === 'one' ? 'one-request templates' : 'a payload loop'}) against ${origin}`,
+      eng ?? [],
+    );
     report.notRecordable('the engine alone (a profiling run)');
   } finally {
     lab.stop();

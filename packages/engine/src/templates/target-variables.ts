@@ -63,3 +63,22 @@ export function targetVariables(t: ParsedTarget): Variables {
     ip: /^[\d.]+$/.test(t.hostname) || t.hostname.includes(':') ? t.hostname : '',
   };
 }
+
+const PREPARED_MAX = 1024;
+const prepared = new Map<string, { target: ParsedTarget; variables: Readonly<Variables> }>();
+
+/**
+ * An input parsed with its variables, remembered for the last inputs (frozen, shared): every
+ * template runs against the same inputs of a batch, and the public-suffix lookup behind RDN/TLD
+ * is the dearest part of a template run's start. Bounded: full, it starts over.
+ */
+export function preparedTarget(input: string): { target: ParsedTarget; variables: Readonly<Variables> } {
+  let hit = prepared.get(input);
+  if (!hit) {
+    const target = Object.freeze(parseTarget(input));
+    hit = { target, variables: Object.freeze(targetVariables(target)) };
+    if (prepared.size >= PREPARED_MAX) prepared.clear();
+    prepared.set(input, hit);
+  }
+  return hit;
+}

@@ -122,51 +122,65 @@ export function matchFindings(
 
 /**
  * One request block's operators over its responses: extractors run on every response (later
- * requests and flows read their values), matchers decide, findings are collected.
+ * requests and flows read their values), matchers decide, findings are collected. A class, not
+ * an object of closures: one is made per template run (per request, in most of a real scan).
  */
-export function blockOperators(template: CompiledTemplate, req: CompiledRequest, state: TemplateRunState) {
-  const { matchers, extractors } = req.operators;
-  const findings: TemplateFinding[] = [];
-  const pushFinding = (f: TemplateFinding | undefined) => {
-    if (f) findings.push(f);
-  };
-  const reportable = matchers.some((m) => !m.internal);
-  const ops = {
-    findings,
-    /** The last response's extracted values (non-internal), deduplicated. */
-    lastExtracted: NONE,
-    /** Named extractor values of this block so far (over the layer). */
-    vars: {} as Variables,
-    extract(resp: ProtocolResponse, layer: Variables): OperatorEvent {
-      const event = blockOperatorsEvent(resp, layer);
-      if (extractors.length === 0) {
-        ops.lastExtracted = NONE;
-        return event;
-      }
-      const extracted: string[] = [];
-      for (const ex of extractors) {
-        const values = ex.extract(event);
-        if (ex.name && values.length > 0) {
-          if (state.extracted) {
-            const all = state.extracted.get(ex.name) ?? [];
-            for (const v of values) if (!all.includes(v)) all.push(v);
-            state.extracted.set(ex.name, all);
-          }
-          state.vars[ex.name] = values[0] as string;
-          ops.vars[ex.name] = values[0] as string;
-          event.values[ex.name] = values[0] as string;
-        }
-        if (!ex.internal) extracted.push(...values);
-      }
-      ops.lastExtracted = [...new Set(extracted)];
+class BlockOperators {
+  readonly findings: TemplateFinding[] = [];
+  /** The last response's extracted values (non-internal), deduplicated. */
+  lastExtracted: string[] = NONE;
+  /** Named extractor values of this block so far (over the layer). */
+  vars: Variables = {};
+  private readonly reportable: boolean;
+
+  constructor(
+    private readonly template: CompiledTemplate,
+    private readonly req: CompiledRequest,
+    private readonly state: TemplateRunState,
+  ) {
+    this.reportable = req.operators.matchers.some((m) => !m.internal);
+  }
+
+  extract(resp: ProtocolResponse, layer: Variables): OperatorEvent {
+    const event = blockOperatorsEvent(resp, layer);
+    const { extractors } = this.req.operators;
+    if (extractors.length === 0) {
+      this.lastExtracted = NONE;
       return event;
-    },
-    evaluate(resp: ProtocolResponse, event: OperatorEvent, extracted: string[]): boolean {
-      const found = matchFindings(template, state, resp, req.operators, reportable, event, extracted);
-      if (!found) return false;
-      for (const f of found) pushFinding(f);
-      return true;
-    },
-  };
-  return ops;
+    }
+    const state = this.state;
+    const extracted: string[] = [];
+    for (const ex of extractors) {
+      const values = ex.extract(event);
+      if (ex.name && values.length > 0) {
+        if (state.extracted) {
+          const all = state.extracted.get(ex.name) ?? [];
+          for (const v of values) if (!all.includes(v)) all.push(v);
+          state.extracted.set(ex.name, all);
+        }
+        state.vars[ex.name] = values[0] as string;
+        this.vars[ex.name] = values[0] as string;
+        event.values[ex.name] = values[0] as string;
+      }
+      if (!ex.internal) extracted.push(...values);
+    }
+    this.lastExtracted = [...new Set(extracted)];
+    return event;
+  }
+
+  evaluate(resp: ProtocolResponse, event: OperatorEvent, extracted: string[]): boolean {
+    const { template, state, req } = this;
+    const found = matchFindings(template, state, resp, req.operators, this.reportable, event, extracted);
+    if (!found) return false;
+    for (const f of found) if (f) this.findings.push(f);
+    return true;
+  }
+}
+
+export function blockOperators(
+  template: CompiledTemplate,
+  req: CompiledRequest,
+  state: TemplateRunState,
+): BlockOperators {
+  return new BlockOperators(template, req, state);
 }

@@ -7,7 +7,7 @@ import { runFlow } from './flow/flow-interpreter.ts';
 import { payloadCombinations } from './payloads.ts';
 import { HostSkippedError } from './politeness.ts';
 import type { ProtocolResponse, RunContext, Variables } from './run-types.ts';
-import { type ParsedTarget, parseTarget, targetVariables } from './target-variables.ts';
+import { type ParsedTarget, preparedTarget } from './target-variables.ts';
 import {
   type DeferredResponse,
   MAX_DEFERRED_PER_RUN,
@@ -203,9 +203,9 @@ const PROTOCOL_ALIASES: Record<string, CompiledRequest['protocol']> = {
 
 /** A template run's state before its first request: target and template variables. */
 function newRunState(template: CompiledTemplate, input: string, ctx: RunContext): TemplateRunState {
-  const target = parseTarget(input);
+  const { target, variables } = preparedTarget(input);
   // Null-prototype layers: history sees the variables through its prototype, live.
-  const vars = Object.assign(Object.create(null) as Variables, targetVariables(target));
+  const vars = Object.assign(Object.create(null) as Variables, variables);
   const state: TemplateRunState = {
     target,
     vars,
