@@ -2,7 +2,12 @@ import { EVENTS_PAGE_SIZE } from '@perimeter/contracts';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CountMemo } from '../src/modules/findings/findings-counts.ts';
-import { CONTAINS_SORT_LIMIT, COUNT_CAP, listFindings } from '../src/modules/findings/findings-repo.ts';
+import {
+  CONTAINS_SORT_LIMIT,
+  COUNT_CAP,
+  listFindings,
+  preparedPageStatements,
+} from '../src/modules/findings/findings-repo.ts';
 import { createTestApp, type TestApp } from './support/app.ts';
 import { signUpWithBulkFindings } from './support/bulk-user.ts';
 import { benchCases, type EventsCase, explainCase, planNodes, planShape } from './support/events-cases.ts';
@@ -194,4 +199,53 @@ describe('events round trips', () => {
     }
     expect(remembered).toBeGreaterThan(100);
   });
+
+  it('prepare each shape once: every case, with other values and for another user, answers as a fresh build', async () => {
+    const pool = t.runtime.ctx.database.pool;
+    const other = await signUpWithBulkFindings(t, 3_000);
+    // The second user also has a peer: their targets_type filters keep a list of targets (the
+    // first user's domains are all their targets: no condition) — the same body, another statement.
+    const { rows: peer } = await pool.query<{ id: string }>(
+      `insert into targets (user_id, target_type, value, display_name, main_domain, verified, verification_token)
+       values ($1, 'peer', '192.0.2.10', '192.0.2.10', '', true, 'bench') returning id`,
+      [other.userId],
+    );
+    for (const table of ['findings_exploit_scanner', 'findings_exploit_db', 'findings_leakcheck'])
+      await pool.query(
+        `update ${table} set target_id = $2 where user_id = $1 and id in (select id from ${table} where user_id = $1 order by id limit 300)`,
+        [other.userId, peer[0]!.id],
+      );
+    // The free-text values of a body changed (a number in each bumped): the same shape, other values.
+    const bumped = (body: EventsCase['body']) =>
+      JSON.parse(JSON.stringify(body), (k, v) =>
+        ['domain_filter', 'subdomain_filter', 'email_filter'].includes(k)
+          ? String(v).replace(/\d+/, (d) => String(Number(d) + 1))
+          : v,
+      ) as EventsCase['body'];
+    const runs = benchCases().flatMap((c) => [
+      { ...c, user: userId, scanId: c.oneScan ? bulk.scanId : undefined },
+      { ...c, body: bumped(c.body), user: userId, scanId: c.oneScan ? bulk.scanId : undefined },
+      { ...c, user: other.userId, scanId: c.oneScan ? other.bulk.scanId : undefined },
+      // Another scan: none of the bulk scan's sightings.
+      ...(c.oneScan ? [{ ...c, user: userId, scanId: other.bulk.scanId }] : []),
+    ]);
+    const shared = drizzle(pool);
+    for (const pass of [1, 2])
+      for (const r of runs) {
+        if (r.body.scan_subclass === 'exploit_db' && r.body.vulnerabilities_existence === 'without') continue;
+        const page = { limit: EVENTS_PAGE_SIZE[r.body.scan_subclass], offset: r.offset ?? 0 };
+        // Half the passes with a remembered total (the statements without the count).
+        const counts = pass === 2 ? rememberAll() : undefined;
+        if (counts) await listFindings(drizzle(pool) as never, r.user, r.body, page, r.scanId, counts);
+        const fresh = await listFindings(drizzle(pool) as never, r.user, r.body, page, r.scanId, counts);
+        const cached = await listFindings(shared as never, r.user, r.body, page, r.scanId, counts);
+        expect(cached, `${r.label} (pass ${pass}, ${r.user === userId ? 'first' : 'second'} user)`).toEqual(
+          fresh,
+        );
+      }
+    // Shapes, not requests: the cases' statements, each prepared once for the pool handle.
+    const prepared = preparedPageStatements(shared as never);
+    expect(prepared).toBeGreaterThan(50);
+    expect(prepared).toBeLessThan(runs.length);
+  }, 120_000);
 });

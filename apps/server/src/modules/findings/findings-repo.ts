@@ -2,6 +2,7 @@ import { SUBCLASS_OF_CLASS, type TAllEventsBody } from '@perimeter/contracts';
 import { type AnyColumn, and, asc, desc, eq, getTableColumns, inArray, type SQL, sql } from 'drizzle-orm';
 import { NO_MEMO } from '../../db/changes.ts';
 import type { DbOrTx } from '../../db/client.ts';
+import { Bindings, type Prepared, PreparedCache } from '../../db/prepared.ts';
 import {
   findingSightings,
   findingsExploitDb,
@@ -10,7 +11,7 @@ import {
   targets,
 } from '../../db/schema/index.ts';
 import type { CountMemo } from './findings-counts.ts';
-import { severityMatch, textMatch } from './findings-sql.ts';
+import { type Bind, severityMatch, textMatch } from './findings-sql.ts';
 
 /*
  * The finding tables (one per subclass) and their read side: a user's findings page by page, a
@@ -89,20 +90,33 @@ async function targetsOfType(db: DbOrTx, userId: string, type: string): Promise<
   return ofType.length === rows.length && rows.length > 0 ? undefined : ofType;
 }
 
-/** One page of a user's findings of one subclass, optionally only those one scan saw. */
-export async function listFindings(
-  db: DbOrTx,
-  userId: string,
+/** The conditions of a request's filters and how its page is best read (see listFindings). */
+interface FilterPlan {
+  /** The owner first, then each filter's condition, then the scan's sightings. */
+  conditions: SQL[];
+  /** A filter with an index of its own matches: its rows may be few enough to read and sort. */
+  indexed: boolean;
+  /** A contains filter (trigram index), counted only up to CONTAINS_SORT_LIMIT. */
+  contains: boolean;
+  /** A one-scan total can be counted on finding_sightings alone. */
+  sightingsCount: boolean;
+}
+
+/**
+ * The SQL conditions of a request's filters. `bind` puts each value in: as a parameter, or as a
+ * placeholder of a prepared statement — the conditions, and so the statement, are the same for
+ * every request of the same shape (shapeKey) whatever its values.
+ */
+function filterPlan(
+  sub: Subclass,
   body: TAllEventsBody,
-  page: { limit: number; offset: number },
-  scanId?: string,
-  counts: CountMemo = NO_MEMO,
-): Promise<{ rows: FindingRow[]; total: number; totalExact: boolean }> {
-  const none = { rows: [], total: 0, totalExact: true };
-  const sub = body.scan_subclass;
-  if (body.scan_class && body.scan_class !== SUBCLASS_OF_CLASS[sub]) return none;
+  user: unknown,
+  targetIds: string[] | undefined,
+  scan: unknown,
+  bind: Bind,
+): FilterPlan {
   const t = FINDING_TABLES[sub];
-  const conditions: (SQL | undefined)[] = [eq(t.userId, userId)];
+  const conditions: SQL[] = [sql`${t.userId} = ${user}`];
   // Filters with an index of their own (btree, trigram, partial): when they match few rows, those
   // rows are read through it and sorted. The others (hide_resolved, leak_email_password, `with`)
   // keep most rows and are checked while the sort column's index is walked.
@@ -111,19 +125,14 @@ export async function listFindings(
   // default order): the page is a range of that index, read directly.
   const ordered: boolean[] = [];
   if (body.severity?.length) {
+    // The severities are part of the shape: their bounds stay in the statement.
     conditions.push(severityMatch(t.severityOrdering, body.severity));
     indexed = true;
     ordered.push(!body.sort_key || body.sort_key === 'severity' || body.sort_key === 'severity_ordering');
   }
-  if (body.targets_type) {
-    // Looked up first: no target of the type is an empty page at once (it was a walk of every
-    // finding of the user), all of them is no filter, a few is a list the target index serves.
-    const ids = await targetsOfType(db, userId, body.targets_type);
-    if (ids?.length === 0) return none;
-    if (ids) {
-      conditions.push(inArray(t.targetId, ids));
-      indexed = true;
-    }
+  if (targetIds) {
+    conditions.push(sql`${t.targetId} = any(${bind(targetIds)}::uuid[])`);
+    indexed = true;
   }
   if (body.main_domain_filter_opt) {
     conditions.push(
@@ -132,6 +141,7 @@ export async function listFindings(
         body.main_domain_filter_opt.domain_filter,
         body.main_domain_filter_opt.is_contains,
         true,
+        bind,
       ),
     );
     indexed = true;
@@ -151,6 +161,7 @@ export async function listFindings(
           body.subdomain_filter_opt.subdomain_filter,
           body.subdomain_filter_opt.is_contains,
           true,
+          bind,
         ),
       );
       indexed = true;
@@ -172,6 +183,8 @@ export async function listFindings(
           sql`split_part(${findingsLeakcheck.email}, '@', 2)`,
           body.subdomain_filter_opt.subdomain_filter,
           body.subdomain_filter_opt.is_contains,
+          false,
+          bind,
         ),
       );
       indexed = true;
@@ -186,11 +199,102 @@ export async function listFindings(
           findingsLeakcheck.email,
           body.email_filter_opt.email_filter,
           body.email_filter_opt.is_contains,
+          false,
+          bind,
         ),
       );
       indexed = true;
     }
   }
+  // Only the owner filter, or a severity filter besides: a one-scan total is counted on
+  // finding_sightings alone (index-only on (scan_id, subclass, severity_ordering)) rather than by
+  // probing the sightings for every finding of the user (of those severities).
+  const sightingsCount =
+    conditions.length === 1 || (conditions.length === 2 && Boolean(body.severity?.length));
+  // Every filter is on the sort column's index: the page is a range of it, read directly (with one
+  // scan's sightings probed along it: sorting the matches instead read 34,044 pages for critical
+  // ascending, one scan of 600,000 findings).
+  const direct = ordered.length > 0 && ordered.every(Boolean) && ordered.length === conditions.length - 1;
+  if (scan) {
+    conditions.push(
+      sql`exists (select 1 from ${findingSightings} s where s.scan_id = ${scan}::uuid and s.finding_id = ${t.id})`,
+    );
+    indexed = true;
+  }
+  if (direct) indexed = false;
+  const contains =
+    [body.main_domain_filter_opt, body.subdomain_filter_opt].some((o) => o?.is_contains) ||
+    (body.scan_subclass === 'leakcheck' && body.email_filter_opt?.is_contains === true);
+  return { conditions, indexed, contains, sightingsCount };
+}
+
+/** The free-text values of a request body: values, not shape (they enter as placeholders). */
+const FREE_TEXT = new Set(['domain_filter', 'subdomain_filter', 'email_filter']);
+
+/**
+ * Everything a request's statements depend on besides its values: the body without its free
+ * text (filters present, their kinds, severities, sort key and order), whether the targets filter
+ * kept a list and whether one scan is read.
+ */
+function shapeKey(body: TAllEventsBody, targetIds: string[] | undefined, scanId: string | undefined): string {
+  return JSON.stringify(
+    [body, targetIds === undefined ? 0 : 1, scanId === undefined ? 0 : 1],
+    (key, value) => (FREE_TEXT.has(key) ? '' : value),
+  );
+}
+
+/** The events pages' statements that run outside a transaction, prepared once per shape. */
+const PREPARED = new PreparedCache();
+
+/** How many page statements a database handle holds prepared (tests). */
+export const preparedPageStatements = (db: DbOrTx) => PREPARED.size(db);
+
+/** A statement of a request, built on a handle (the pool, or a transaction) with its placeholders. */
+type Build<T> = (q: DbOrTx) => { prepare(name: string): Prepared<T> };
+
+/** One page of a user's findings of one subclass, optionally only those one scan saw. */
+export async function listFindings(
+  db: DbOrTx,
+  userId: string,
+  body: TAllEventsBody,
+  page: { limit: number; offset: number },
+  scanId?: string,
+  counts: CountMemo = NO_MEMO,
+): Promise<{ rows: FindingRow[]; total: number; totalExact: boolean }> {
+  const none = { rows: [], total: 0, totalExact: true };
+  const sub = body.scan_subclass;
+  if (body.scan_class && body.scan_class !== SUBCLASS_OF_CLASS[sub]) return none;
+  const t = FINDING_TABLES[sub];
+  // Looked up first: no target of the type is an empty page at once (it was a walk of every
+  // finding of the user), all of them is no filter, a few is a list the target index serves.
+  const targetIds = body.targets_type ? await targetsOfType(db, userId, body.targets_type) : undefined;
+  if (targetIds?.length === 0) return none;
+  // Every value is a placeholder: the statements are the same for every request of this shape.
+  const b = new Bindings();
+  const user = b.set('user', userId);
+  const scan = scanId === undefined ? undefined : b.set('scan', scanId);
+  const { conditions, indexed, contains, sightingsCount } = filterPlan(
+    sub,
+    body,
+    user,
+    targetIds,
+    scan,
+    b.bind,
+  );
+  const shape = shapeKey(body, targetIds, scanId);
+  const limit = b.set('limit', page.limit);
+  const offset = b.set('offset', page.offset);
+  /**
+   * Runs a statement with this request's values: on the pool, prepared once per shape (Drizzle
+   * builds its SQL once); in a transaction, built for it.
+   */
+  const runner =
+    (q: DbOrTx, once: boolean) =>
+    <T>(key: string, build: Build<T>): Promise<T> =>
+      (once ? PREPARED.get(q, `${key} ${shape}`, () => build(q).prepare('')) : build(q).prepare('')).execute(
+        b.values,
+      );
+  const where = and(...conditions);
   const columns: Record<string, AnyColumn> = SORT_COLUMNS[sub];
   const sortColumn: AnyColumn | undefined = body.sort_key
     ? columns[body.sort_key]
@@ -205,50 +309,34 @@ export async function listFindings(
   // CVEs without an EPSS score go last whichever way EPSS is sorted (each order has its index).
   if (body.sort_key === 'epss_score')
     order[0] = direction === 'asc' ? sql`${sortColumn} asc nulls last` : sql`${sortColumn} desc nulls last`;
-  // Only the owner filter, or a severity filter besides: a one-scan total is counted on
-  // finding_sightings alone (index-only on (scan_id, subclass, severity_ordering)) rather than by
-  // probing the sightings for every finding of the user (of those severities).
-  const sightingsCount =
-    conditions.length === 1 || (conditions.length === 2 && Boolean(body.severity?.length));
-  // Every filter is on the sort column's index: the page is a range of it, read directly (with one
-  // scan's sightings probed along it: sorting the matches instead read 34,044 pages for critical
-  // ascending, one scan of 600,000 findings).
-  const direct = ordered.length > 0 && ordered.every(Boolean) && ordered.length === conditions.length - 1;
-  if (scanId) {
-    conditions.push(
-      sql`exists (select 1 from ${findingSightings} s where s.scan_id = ${scanId}::uuid and s.finding_id = ${t.id})`,
-    );
-    indexed = true;
-  }
-  if (direct) indexed = false;
-  const where = and(...conditions);
   // The three tables share the lifecycle columns; Drizzle needs one concrete table per query.
   const table = t as typeof findingsExploitScanner;
-  const page_ = (q: DbOrTx, extra?: SQL) =>
-    q
-      .select()
-      .from(table)
-      .where(extra ? and(where, extra) : where)
-      .orderBy(...order)
-      .limit(page.limit)
-      .offset(page.offset);
-  const contains =
-    [body.main_domain_filter_opt, body.subdomain_filter_opt].some((o) => o?.is_contains) ||
-    (body.scan_subclass === 'leakcheck' && body.email_filter_opt?.is_contains === true);
+  type Row = typeof findingsExploitScanner.$inferSelect;
+  const page_ = (run: ReturnType<typeof runner>, key: string, extra?: SQL) =>
+    run(key, (q) =>
+      q
+        .select()
+        .from(table)
+        .where(extra ? and(where, extra) : where)
+        .orderBy(...order)
+        .limit(limit)
+        .offset(offset),
+    );
   // Counting stops at COUNT_CAP + 1 rows: past that the total is a lower bound, not a scan of
   // every finding of the user on each page request. A contains filter stops at CONTAINS_SORT_LIMIT
   // + 1 and counts through its trigram index (bitmap): walking a btree to test every host name
   // against the pattern until 10,001 match read 25,000 pages for "h12" (4.5 % of 600,000).
   const cap = contains ? CONTAINS_SORT_LIMIT : COUNT_CAP;
   const countQuery =
-    scanId && sightingsCount
+    scan && sightingsCount
       ? sql`select count(*)::int as n from (select 1 from ${findingSightings} where ${and(
-          eq(findingSightings.scanId, scanId),
+          sql`${findingSightings.scanId} = ${scan}`,
           eq(findingSightings.subclass, sub),
           body.severity?.length ? severityMatch(findingSightings.severityOrdering, body.severity) : undefined,
         )} limit ${cap + 1}) capped`
       : sql`select count(*)::int as n from (select 1 from ${table} where ${where} limit ${cap + 1}) capped`;
   const capped = sql<number>`(${countQuery})`.mapWith(Number);
+  const counted_ = sql<number>`n`.mapWith(Number);
   // The total depends on the filters and the scan, not on the order or the page.
   const { sort_key: _k, sort_order: _o, ...filters } = body;
   const countKey = JSON.stringify([scanId ?? '', filters]);
@@ -257,59 +345,72 @@ export async function listFindings(
    * The (sort value, id) `n` findings into the user's order: every finding before it compares
    * to it as a row, unless nulls come first (a nullable column descending) or it is null itself.
    */
-  const walkBound = async (q: DbOrTx, n: number) => {
+  const walkBound = async (run: ReturnType<typeof runner>, n: number) => {
     const nullsLast = direction === 'asc' || body.sort_key === 'epss_score';
     if (!sortColumn || (!sortColumn.notNull && !nullsLast)) return undefined;
-    const [b] = await q
-      .select({ v: sql`${sortColumn}`, id: t.id })
-      .from(table)
-      .where(eq(t.userId, userId))
-      .orderBy(...order)
-      .limit(1)
-      .offset(n);
-    return b && b.v !== null ? b : undefined;
+    b.set('boundAt', n);
+    const [bound] = await run('bound', (q) =>
+      q
+        .select({ v: sql`${sortColumn}`, id: t.id })
+        .from(table)
+        .where(sql`${t.userId} = ${user}`)
+        .orderBy(...order)
+        .limit(1)
+        .offset(sql.placeholder('boundAt')),
+    );
+    return bound && bound.v !== null ? bound : undefined;
   };
-  let rows: (typeof findingsExploitScanner.$inferSelect)[];
+  let rows: Row[];
   let counted: number;
   if (!indexed) {
+    const run = runner(db, true);
     // One statement: the page with the capped count beside each row (an uncorrelated subquery,
     // run once). A page past the last match has no row to carry the count: counted on its own.
     // A later page of the user's whole list: the offset is counted off in the sort index alone
     // (index-only), then only the page's rows are read from the table (offset 5,000: 1,667 pages
     // read instead of 5,100, 1.7 ms instead of 5.7 at 1,000,000 findings).
     const deep = page.offset > 0 && conditions.length === 1;
-    const rowsOfPage = deep
-      ? inArray(
-          t.id,
-          db
-            .select({ id: t.id })
-            .from(table)
-            .where(where)
-            .orderBy(...order)
-            .limit(page.limit)
-            .offset(page.offset),
-        )
-      : where;
-    const skip = deep ? 0 : page.offset;
+    const rowsOfPage = (q: DbOrTx) =>
+      deep
+        ? inArray(
+            t.id,
+            q
+              .select({ id: t.id })
+              .from(table)
+              .where(where)
+              .orderBy(...order)
+              .limit(limit)
+              .offset(offset),
+          )
+        : where;
+    const skip = deep ? 0 : offset;
+    const variant = deep ? 'deep' : 'page';
     if (known !== undefined) {
-      rows = await db
-        .select()
-        .from(table)
-        .where(rowsOfPage)
-        .orderBy(...order)
-        .limit(page.limit)
-        .offset(skip);
+      rows = await run(variant, (q) =>
+        q
+          .select()
+          .from(table)
+          .where(rowsOfPage(q))
+          .orderBy(...order)
+          .limit(limit)
+          .offset(skip),
+      );
       counted = known;
     } else {
-      const withCount = await db
-        .select({ row: getTableColumns(table), n: capped })
-        .from(table)
-        .where(rowsOfPage)
-        .orderBy(...order)
-        .limit(page.limit)
-        .offset(skip);
+      const withCount = await run(`${variant}+count`, (q) =>
+        q
+          .select({ row: getTableColumns(table), n: capped })
+          .from(table)
+          .where(rowsOfPage(q))
+          .orderBy(...order)
+          .limit(limit)
+          .offset(skip),
+      );
       rows = withCount.map((r) => r.row);
-      counted = withCount[0]?.n ?? Number((await db.execute<{ n: number }>(countQuery)).rows[0]?.n ?? 0);
+      counted =
+        withCount[0]?.n ??
+        (await run('count', (q) => q.select({ n: counted_ }).from(sql`(${countQuery}) c`)))[0]?.n ??
+        0;
     }
   } else {
     // Many matches: walk the sort column's index, but only over the first WALK_BUDGET findings of
@@ -319,46 +420,52 @@ export async function listFindings(
     // matches. Without a bound (fewer findings than the budget, or nulls first in the order) the
     // walk is the plan. Past the budget, the sort of the matches costs at worst one read of the
     // table; the walk, a random heap read per finding of the user. Undefined: sort them.
-    const walk = async (q: DbOrTx) => {
-      const bound = await walkBound(q, page.offset + WALK_BUDGET);
-      if (!bound) return page_(q);
+    const walk = async (run: ReturnType<typeof runner>): Promise<Row[] | undefined> => {
+      const bound = await walkBound(run, page.offset + WALK_BUDGET);
+      if (!bound) return page_(run, 'page');
+      const v = b.set('boundValue', bound.v);
+      const id = b.set('boundId', bound.id);
       const within =
         direction === 'asc'
-          ? sql`(${sortColumn}, ${t.id}) <= (${bound.v}, ${bound.id}::uuid)`
-          : sql`(${sortColumn}, ${t.id}) >= (${bound.v}, ${bound.id}::uuid)`;
-      const walked = await page_(q, within);
+          ? sql`(${sortColumn}, ${t.id}) <= (${v}, ${id}::uuid)`
+          : sql`(${sortColumn}, ${t.id}) >= (${v}, ${id}::uuid)`;
+      const walked = await page_(run, 'walk', within);
       return walked.length === page.limit ? walked : undefined;
     };
-    const sorted = (tx: DbOrTx) => tx.execute(sql`set local enable_indexscan = off`).then(() => page_(tx));
+    const sorted = (tx: DbOrTx) =>
+      tx.execute(sql`set local enable_indexscan = off`).then(() => page_(runner(tx, false), 'page'));
     if (known !== undefined && !contains && known > CONTAINS_SORT_LIMIT) {
       // A remembered total of many matches needs no planner setting, so no transaction unless the walk fails.
-      rows = (await walk(db)) ?? (await db.transaction(sorted));
+      rows = (await walk(runner(db, true))) ?? (await db.transaction(sorted));
       counted = known;
     } else
       ({ rows, counted } = await db.transaction(async (tx) => {
+        const run = runner(tx, false);
         // Few matches: read them through the filter's index (bitmap) and sort them — walking the sort
         // column's index could pass every finding of the user before the page fills when the matches
         // cluster at the far end of the order (e-mail contains "user12" by add_ts: 70,085 rows). More:
         // the walk finds a page soon enough. The count statement itself sets the index scans for the
         // page that follows (off for few matches, on for many), saving a round trip per request; a
         // remembered total sets them alone.
-        let n = known ?? 0;
         const few = sql`case when n <= ${CONTAINS_SORT_LIMIT} then 'off' else 'on' end`;
-        const settings = contains
-          ? sql`set_config('enable_indexscan', ${few}, true), set_config('enable_indexonlyscan', ${few}, true)`
-          : sql`set_config('enable_indexscan', ${few}, true)`;
+        const settings = {
+          indexScan: sql`set_config('enable_indexscan', ${few}, true)`,
+          ...(contains ? { indexOnlyScan: sql`set_config('enable_indexonlyscan', ${few}, true)` } : {}),
+        };
+        let n = known ?? 0;
         if (known === undefined) {
           // Index (and index-only) scans off: the filter's own index, read as a bitmap, counts the matches.
           if (contains)
             await tx.execute(
               sql`select set_config('enable_indexscan', 'off', true), set_config('enable_indexonlyscan', 'off', true)`,
             );
-          const [c] = (await tx.execute<{ n: number }>(sql`select n, ${settings} from (${countQuery}) c`))
-            .rows;
-          n = Number(c?.n ?? 0);
-        } else await tx.execute(sql`select ${settings} from (select ${known}::int as n) c`);
-        if (n <= CONTAINS_SORT_LIMIT) return { rows: await page_(tx), counted: n };
-        return { rows: (await walk(tx)) ?? (await sorted(tx)), counted: n };
+          const [c] = await run('count+settings', (q) =>
+            q.select({ n: counted_, ...settings }).from(sql`(${countQuery}) c`),
+          );
+          n = c?.n ?? 0;
+        } else await run('settings', (q) => q.select(settings).from(sql`(select ${known}::int as n) c`));
+        if (n <= CONTAINS_SORT_LIMIT) return { rows: await page_(run, 'page'), counted: n };
+        return { rows: (await walk(run)) ?? (await sorted(tx)), counted: n };
       }));
   }
   if (known === undefined) counts.set(countKey, counted);

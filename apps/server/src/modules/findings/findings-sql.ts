@@ -5,6 +5,13 @@ import { escapeLike } from '../../db/like.ts';
 /* The events filters' SQL conditions, shared by the findings and technologies pages. */
 
 /**
+ * How a request's value enters a condition: as a parameter of a statement built for the request
+ * (`asParam`), or as a placeholder of a statement prepared once per shape (src/db/prepared.ts).
+ */
+export type Bind = (value: unknown) => unknown;
+export const asParam: Bind = (value) => value;
+
+/**
  * Case-insensitive text filter. `contains` is an ILIKE '%…%' served by the trigram indexes
  * (migration 0006). Equality on host names (main_domain, subdomain: stored lower-case) compares
  * with `=` so the btree indexes serve it in order; other columns (e-mail) use an ILIKE without
@@ -15,10 +22,11 @@ export function textMatch(
   value: string,
   contains: boolean,
   storedLowerCase = false,
+  bind: Bind = asParam,
 ): SQL {
-  if (contains) return sql`${column} ilike ${`%${escapeLike(value)}%`}`;
-  if (storedLowerCase) return sql`${column} = ${value.trim().toLowerCase()}`;
-  return sql`${column} ilike ${escapeLike(value)}`;
+  if (contains) return sql`${column} ilike ${bind(`%${escapeLike(value)}%`)}`;
+  if (storedLowerCase) return sql`${column} = ${bind(value.trim().toLowerCase())}`;
+  return sql`${column} ilike ${bind(escapeLike(value))}`;
 }
 
 /**
