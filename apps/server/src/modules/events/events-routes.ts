@@ -12,6 +12,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { AppContext } from '../../server/context.ts';
 import { currentUser } from '../../server/plugins/auth.ts';
+import { jsonAsBuilt } from '../../server/serialize.ts';
 import * as events from './events-service.ts';
 
 export async function eventsRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
@@ -21,6 +22,8 @@ export async function eventsRoutes(app: FastifyInstance, { ctx }: { ctx: AppCont
 
   r.post('/main/get_all_user_abstract_scan_events', {
     ...signedIn,
+    // Built field by field (toEvent): sent as built, the contract checked by events-contract.test.ts.
+    serializerCompiler: jsonAsBuilt,
     schema: {
       operationId: 'getAllUserAbstractScanEvents',
       tags,
@@ -35,6 +38,8 @@ export async function eventsRoutes(app: FastifyInstance, { ctx }: { ctx: AppCont
 
   r.post('/main/get_one_user_abstract_scan_events', {
     ...signedIn,
+    // Built field by field (toEvent): sent as built, the contract checked by events-contract.test.ts.
+    serializerCompiler: jsonAsBuilt,
     schema: {
       operationId: 'getOneUserAbstractScanEvents',
       tags,
