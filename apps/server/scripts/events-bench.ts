@@ -10,16 +10,18 @@
  *     0 errors), BENCH_ROUNDS (5) rounds of BENCH_LOAD_SECONDS (10), the median round reported;
  *     back to back (the goal's reading), or with BENCH_THINK_MS a pause after each answer;
  *   - the time of a PDF report of a 10,000-finding scan.
- * Results go to bench-results/; `-- --record` also appends them to docs/benchmarks.md. Options:
+ * The server logs at the product's level (LOG_LEVEL, info: a line per request) into a file, as a
+ * user's does. Results go to bench-results/; `-- --record` also appends them to docs/benchmarks.md. Options:
  * BENCH_FINDINGS, BENCH_SAMPLES (per case, 40), BENCH_ROUNDS, BENCH_CLIENTS, BENCH_LOAD_SECONDS,
  * BENCH_ONLY=latency|concurrent, BENCH_SWEEP=1 (server time of every sort key × filter × order too),
  * DATABASE_URL with BENCH_REUSE=1 (keep the seeded findings between runs), PERIMETER_CHANGE_FEED=false
  * (the server counts every total and reads every session, as behind a pooler in transaction mode).
  */
 import { spawn } from 'node:child_process';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BenchReport, loadAverage, MIN_ROUNDS, median } from '@perimeter/lab/bench';
+import { BenchReport, loadAverage, MIN_ROUNDS, median, processTreeCpuSeconds } from '@perimeter/lab/bench';
 import { benchCases, type EventsCase, sweepCases } from '../test/support/events-cases.ts';
 import { explainSweep, type ServerTime } from './events-explain.ts';
 import type { ConcurrentRound, LatencyResult, LoadCase, LoadPlan } from './events-load.ts';
@@ -84,10 +86,20 @@ try {
   log(
     `load generator (separate process): ${cases.length} cases × ${SAMPLES} requests, then ${ROUNDS} × ${LOAD_SECONDS} s of ${CLIENTS} clients; load ${loadBefore}`,
   );
-  const measured = await runLoad(plan, ONLY);
-  const results = measured.latency ?? [];
-  const rounds = measured.concurrent ?? [];
+  const results = ONLY === 'concurrent' ? [] : ((await runLoad(plan, 'latency')).latency ?? []);
   const loadAfter = loadAverage();
+  // The concurrent rounds in a child of their own, with the CPU the server process and PostgreSQL's
+  // processes used meanwhile (the load generator counts its own per round).
+  const pgPid = await server.postgresPid();
+  const cpuBefore = { api: process.cpuUsage(), pg: processTreeCpuSeconds(pgPid) };
+  const rounds = ONLY === 'latency' ? [] : ((await runLoad(plan, 'concurrent')).concurrent ?? []);
+  const apiCpu = process.cpuUsage(cpuBefore.api);
+  const pgAfter = processTreeCpuSeconds(pgPid);
+  const concurrentCpu = {
+    api: (apiCpu.user + apiCpu.system) / 1e6,
+    pg: pgAfter !== undefined && cpuBefore.pg !== undefined ? pgAfter - cpuBefore.pg : Number.NaN,
+    load: rounds.reduce((s, r) => s + r.cpuSeconds, 0),
+  };
   log(`server time (EXPLAIN ANALYZE, median of 3) of the ${cases.length} cases; load ${loadAfter}`);
   const server_ = new Map((await explainSweep(server.pool, userId, scanId, cases)).map((s) => [s.label, s]));
   const loadExplain = loadAverage();
@@ -110,7 +122,7 @@ try {
   // --- the report ------------------------------------------------------------------------------
   const report = new BenchReport('events', 'Events API over real HTTP, 200 clients, PDF reports (issue 19)');
   report.say(
-    `\`npm run bench -w apps/server\`: ${FINDINGS.toLocaleString('en')} findings for one user (60 % exploit_scanner, 30 % exploit_db, 10 % leakcheck; 20 targets, 2,000 hosts, 300 templates, skewed severities), ${usingUrl ? 'PostgreSQL from DATABASE_URL' : 'embedded PostgreSQL'}${seedSeconds ? `, seeded in ${seedSeconds.toFixed(0)} s` : ' (seeded by an earlier run)'}. The server runs alone in its process; the load generator is a separate process speaking HTTP on loopback (global rate limit raised: every bench client shares one address). Client latency: ${SAMPLES} requests per row over ${ROUNDS} interleaved rounds after a warm-up (load ${loadBefore} before, ${loadAfter} after); ${server.config.env.PERIMETER_CHANGE_FEED ? 'the API remembers session states and totals (PERIMETER_CHANGE_FEED, the default), so after the warm-up a row reads its total instead of counting it — a first request of a filter also pays the count, whose cost is in the server column' : 'PERIMETER_CHANGE_FEED=false: every request reads its session and counts its total'}. Server time: PostgreSQL's execution time of the row's statements under EXPLAIN ANALYZE, median of 3 (load ${loadExplain} after): what the query costs, without the wait for a core that the load adds to the client's figure. Goal p95 ≤ ${GOAL_MS} ms.`,
+    `\`npm run bench -w apps/server\`: ${FINDINGS.toLocaleString('en')} findings for one user (60 % exploit_scanner, 30 % exploit_db, 10 % leakcheck; 20 targets, 2,000 hosts, 300 templates, skewed severities), ${usingUrl ? 'PostgreSQL from DATABASE_URL' : 'embedded PostgreSQL'}${seedSeconds ? `, seeded in ${seedSeconds.toFixed(0)} s` : ' (seeded by an earlier run)'}. The server runs alone in its process, logging at the product's level (${server.config.env.LOG_LEVEL}) to a file; the load generator is a separate process speaking HTTP on loopback (global rate limit raised: every bench client shares one address). Client latency: ${SAMPLES} requests per row over ${ROUNDS} interleaved rounds after a warm-up (load ${loadBefore} before, ${loadAfter} after); ${server.config.env.PERIMETER_CHANGE_FEED ? 'the API remembers session states and totals (PERIMETER_CHANGE_FEED, the default), so after the warm-up a row reads its total instead of counting it — a first request of a filter also pays the count, whose cost is in the server column' : 'PERIMETER_CHANGE_FEED=false: every request reads its session and counts its total'}. Server time: PostgreSQL's execution time of the row's statements under EXPLAIN ANALYZE, median of 3 (load ${loadExplain} after): what the query costs, without the wait for a core that the load adds to the client's figure. Goal p95 ≤ ${GOAL_MS} ms.`,
   );
   report.say('');
   if (results.length) {
@@ -149,7 +161,13 @@ try {
     report.say(
       `${CLIENTS} concurrent clients (one connection each, ${THINK_MS ? `a random 0.5–1.5 × ${THINK_MS} ms pause after each answer — not the goal's back-to-back reading —` : 'back-to-back requests'} cycling through the ${cases.length} requests above), ${rounds.length} rounds of ${LOAD_SECONDS} s: median p99 **${p99.toFixed(0)} ms** (rounds ${rounds.map((r) => r.p99.toFixed(0)).join(', ')} ms; goal ≤ 250 ms), median p50 ${median(rounds.map((r) => r.p50)).toFixed(0)} ms, ${median(rounds.map((r) => r.rate)).toFixed(0)} req/s, **errors ${errors}** of ${rounds.reduce((n, r) => n + r.requests, 0)} requests; load average before each round ${rounds.map((r) => r.load.split(' ')[0]).join(', ')}.`,
     );
+    const requests = rounds.reduce((n, r) => n + r.requests, 0);
+    const perRequest = (seconds: number) => `${((seconds * 1e6) / requests).toFixed(0)} µs`;
+    report.say(
+      `CPU per request over the rounds: the API process ${perRequest(concurrentCpu.api)}, PostgreSQL ${Number.isNaN(concurrentCpu.pg) ? '(not on this machine)' : `${perRequest(concurrentCpu.pg)} (its server's processes)`}, the load generator ${perRequest(concurrentCpu.load)} — all on the same ${os.cpus().length} cores, which bound the requests per second to at most ${os.cpus().length} ÷ their sum.`,
+    );
     report.figure('concurrent', rounds);
+    report.figure('concurrentCpu', concurrentCpu);
   }
   if (ROUNDS < MIN_ROUNDS) report.notRecordable(`${ROUNDS} rounds (at least ${MIN_ROUNDS})`);
   report.say('');

@@ -47,6 +47,8 @@ export interface ConcurrentRound {
   p99: number;
   rate: number;
   load: string;
+  /** CPU seconds the load generator itself used in the round. */
+  cpuSeconds: number;
 }
 
 const plan = JSON.parse(process.argv[2] ?? '{}') as LoadPlan;
@@ -109,6 +111,7 @@ async function concurrent(): Promise<ConcurrentRound[]> {
     const times: number[] = [];
     const statuses: Record<string, number> = {};
     let errors = 0;
+    const cpu = process.cpuUsage();
     const started = performance.now();
     const end = started + plan.seconds * 1000;
     await Promise.all(
@@ -130,6 +133,7 @@ async function concurrent(): Promise<ConcurrentRound[]> {
       }),
     );
     const elapsed = (performance.now() - started) / 1000;
+    const used = process.cpuUsage(cpu);
     await pool.close();
     rounds.push({
       requests: times.length,
@@ -139,6 +143,7 @@ async function concurrent(): Promise<ConcurrentRound[]> {
       p99: percentile(times, 99),
       rate: times.length / elapsed,
       load,
+      cpuSeconds: (used.user + used.system) / 1e6,
     });
   }
   return rounds;

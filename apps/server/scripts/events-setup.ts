@@ -6,9 +6,10 @@
  * With DATABASE_URL and BENCH_REUSE=1 a user seeded by an earlier run with the same number of
  * findings is signed in again instead of seeding another million (for repeated runs while tuning).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import pino from 'pino';
 import { loadConfig } from '../src/lib/config/index.ts';
 import { createLogger } from '../src/lib/logger.ts';
 import { buildApp } from '../src/server/app.ts';
@@ -26,12 +27,14 @@ export async function startEventsServer(findings: number) {
     ...process.env,
     NODE_ENV: 'production',
     PERIMETER_DATA_DIR: dataDir,
-    LOG_LEVEL: 'silent',
     // Every bench client comes from one loopback address.
     RATE_LIMIT_GLOBAL_PER_MINUTE: '1000000',
     RATE_LIMIT_AUTH_PER_MINUTE: '10000',
   });
-  const runtime = await openRuntime(config, createLogger('silent'));
+  // The product's log level (LOG_LEVEL, info by default: a line per request), written to a file
+  // as a user's server writes to its log, not silenced.
+  const logFile = path.join(dataDir, 'server.log');
+  const runtime = await openRuntime(config, createLogger(config.env.LOG_LEVEL, pino.destination(logFile)));
   const app = await buildApp({ ctx: runtime.ctx, maintenance: runtime.maintenance });
   const address = await app.listen({ host: '127.0.0.1', port: 0 });
   const pool = runtime.ctx.database.pool;
@@ -88,11 +91,23 @@ export async function startEventsServer(findings: number) {
     return { userId, scanId: seeded.scanId, token: await signIn(email), seedSeconds };
   }
 
+  /** The pid of the PostgreSQL server's postmaster when it runs on this machine (its postmaster.pid). */
+  async function postgresPid(): Promise<number | undefined> {
+    try {
+      const { rows } = await pool.query<{ dir: string }>(`select current_setting('data_directory') as dir`);
+      return Number(readFileSync(path.join(rows[0]!.dir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+    } catch {
+      return undefined;
+    }
+  }
+
   return {
     app,
     address,
     pool,
     config,
+    logFile,
+    postgresPid,
     benchUser,
     async close() {
       await app.close();

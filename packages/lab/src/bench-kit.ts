@@ -7,7 +7,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import dgram from 'node:dgram';
-import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -52,6 +52,29 @@ export function processCpuSeconds(pid: number | undefined): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * CPU seconds (user + system) a process and its living children have used so far (a PostgreSQL
+ * server: its postmaster and backends), from /proc; undefined without /proc or the process.
+ */
+export function processTreeCpuSeconds(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  const own = processCpuSeconds(pid);
+  if (own === undefined) return undefined;
+  let total = own;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      // The parent's pid is the 4th field of the line, the 2nd after the name.
+      if (Number(fields[1]) === pid) total += (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+    } catch {
+      // The process ended meanwhile.
+    }
+  }
+  return total;
 }
 
 /**
