@@ -131,7 +131,15 @@ describe('events round trips', () => {
   ) {
     const sent: string[] = [];
     const db = drizzle(t.runtime.ctx.database.pool, { logger: { logQuery: (q) => sent.push(q) } });
-    const page = await listFindings(db as never, userId, body, { limit, offset }, scanId, counts);
+    const page = await listFindings(
+      db as never,
+      userId,
+      body,
+      { limit, offset },
+      scanId,
+      counts,
+      db as never,
+    );
     return { sent: sent.filter((q) => !/^\s*(begin|commit)\b/i.test(q)), page };
   }
 
@@ -230,6 +238,7 @@ describe('events round trips', () => {
       ...(c.oneScan ? [{ ...c, user: userId, scanId: other.bulk.scanId }] : []),
     ]);
     const shared = drizzle(pool);
+    const sharedBitmap = drizzle(pool);
     for (const pass of [1, 2])
       for (const r of runs) {
         if (r.body.scan_subclass === 'exploit_db' && r.body.vulnerabilities_existence === 'without') continue;
@@ -237,14 +246,30 @@ describe('events round trips', () => {
         // Half the passes with a remembered total (the statements without the count).
         const counts = pass === 2 ? rememberAll() : undefined;
         if (counts) await listFindings(drizzle(pool) as never, r.user, r.body, page, r.scanId, counts);
-        const fresh = await listFindings(drizzle(pool) as never, r.user, r.body, page, r.scanId, counts);
-        const cached = await listFindings(shared as never, r.user, r.body, page, r.scanId, counts);
+        const fresh = await listFindings(
+          drizzle(pool) as never,
+          r.user,
+          r.body,
+          page,
+          r.scanId,
+          counts,
+          drizzle(pool) as never,
+        );
+        const cached = await listFindings(
+          shared as never,
+          r.user,
+          r.body,
+          page,
+          r.scanId,
+          counts,
+          sharedBitmap as never,
+        );
         expect(cached, `${r.label} (pass ${pass}, ${r.user === userId ? 'first' : 'second'} user)`).toEqual(
           fresh,
         );
       }
     // Shapes, not requests: the cases' statements, each prepared once for the pool handle.
-    const prepared = preparedPageStatements(shared as never);
+    const prepared = preparedPageStatements(shared as never) + preparedPageStatements(sharedBitmap as never);
     expect(prepared).toBeGreaterThan(50);
     expect(prepared).toBeLessThan(runs.length);
   }, 120_000);

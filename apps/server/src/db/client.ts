@@ -9,6 +9,14 @@ export type DbOrTx = Db | Parameters<Parameters<Db['transaction']>[0]>[0];
 export interface Database {
   db: Db;
   pool: pg.Pool;
+  /**
+   * Sessions planned without plain index scans (`enable_indexscan = off`): a filter's few matches
+   * are read through its own index (a bitmap) and sorted, in one statement instead of a
+   * transaction that sets it for itself (the events pages of a remembered total). Its own small
+   * pool; used only with the change feed live, so never behind a pooler in transaction mode, where
+   * a session's setting would reach other clients.
+   */
+  bitmapDb: Db;
   close(): Promise<void>;
 }
 
@@ -22,5 +30,17 @@ export function connectDatabase(url: string, max = 10): Database {
   // the broken client when it comes back.
   pool.on('connect', (client) => client.on('error', () => {}));
   const db = drizzle(pool, { schema });
-  return { db, pool, close: () => pool.end() };
+  const bitmapPool = new pg.Pool({
+    connectionString: url,
+    max: Math.max(2, Math.ceil(max / 2)),
+    idleTimeoutMillis: 30_000,
+  });
+  bitmapPool.on('error', () => {});
+  bitmapPool.on('connect', (client) => {
+    client.on('error', () => {});
+    // Queued before any query the pool hands this client to.
+    client.query('set enable_indexscan = off').catch(() => {});
+  });
+  const bitmapDb = drizzle(bitmapPool, { schema });
+  return { db, pool, bitmapDb, close: async () => void (await Promise.all([pool.end(), bitmapPool.end()])) };
 }

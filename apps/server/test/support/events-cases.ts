@@ -179,13 +179,17 @@ export async function explainCase(
   /** A memo holding the case's total: the statements of a remembered total. */
   counts?: CountMemo,
 ): Promise<ExplainedQuery[]> {
-  const captured: { query: string; params: unknown[] }[] = [];
+  const captured: { query: string; params: unknown[]; bitmap?: boolean }[] = [];
   const db = drizzle(pool, { logger: { logQuery: (query, params) => captured.push({ query, params }) } });
+  // Database.bitmapDb's statements: explained below as its sessions plan them (plain index scans off).
+  const bitmap = drizzle(pool, {
+    logger: { logQuery: (query, params) => captured.push({ query, params, bitmap: true }) },
+  });
   const page = { limit: EVENTS_PAGE_SIZE[c.body.scan_subclass], offset: c.offset ?? 0 };
   const one = c.oneScan ? scanId : undefined;
   if (c.body.scan_subclass === 'exploit_db' && c.body.vulnerabilities_existence === 'without')
     await listTechnologiesWithoutCve(db as never, userId, c.body, page, one);
-  else await listFindings(db as never, userId, c.body, page, one, counts);
+  else await listFindings(db as never, userId, c.body, page, one, counts, bitmap as never);
   const client = await pool.connect();
   const out: ExplainedQuery[] = [];
   try {
@@ -195,9 +199,11 @@ export async function explainCase(
         await client.query(q.query, q.params);
         continue;
       }
+      if (q.bitmap) await client.query('set local enable_indexscan = off');
       const { rows } = await client.query<{
         'QUERY PLAN': [{ Plan: PlanNode; 'Execution Time': number; 'Planning Time': number }];
       }>(`explain (analyze, buffers, format json) ${q.query}`, q.params);
+      if (q.bitmap) await client.query('set local enable_indexscan = on');
       const [top] = rows[0]!['QUERY PLAN'];
       out.push({
         sql: q.query,

@@ -260,6 +260,8 @@ export async function listFindings(
   page: { limit: number; offset: number },
   scanId?: string,
   counts: CountMemo = NO_MEMO,
+  /** Database.bitmapDb: a remembered total's few matches are read there, without a transaction. */
+  bitmap?: DbOrTx,
 ): Promise<{ rows: FindingRow[]; total: number; totalExact: boolean }> {
   const none = { rows: [], total: 0, totalExact: true };
   const sub = body.scan_subclass;
@@ -434,9 +436,18 @@ export async function listFindings(
     };
     const sorted = (tx: DbOrTx) =>
       tx.execute(sql`set local enable_indexscan = off`).then(() => page_(runner(tx, false), 'page'));
-    if (known !== undefined && !contains && known > CONTAINS_SORT_LIMIT) {
-      // A remembered total of many matches needs no planner setting, so no transaction unless the walk fails.
-      rows = (await walk(runner(db, true))) ?? (await db.transaction(sorted));
+    // The matches read through their filters' indexes and sorted: one statement on the sessions
+    // planned without plain index scans, else a transaction that plans so for itself.
+    const sortedMatches = () => (bitmap ? page_(runner(bitmap, true), 'page') : db.transaction(sorted));
+    if (known !== undefined && known > CONTAINS_SORT_LIMIT) {
+      // A remembered total of many matches needs no planner setting (a contains filter's count
+      // stops at CONTAINS_SORT_LIMIT + 1: its index scans would be set on, as they are), so no
+      // transaction: the walk, then the sorted matches if the walk finds no page within its budget.
+      rows = (await walk(runner(db, true))) ?? (await sortedMatches());
+      counted = known;
+    } else if (known !== undefined && bitmap) {
+      // A remembered total of few matches: read and sorted in one statement.
+      rows = await sortedMatches();
       counted = known;
     } else
       ({ rows, counted } = await db.transaction(async (tx) => {
