@@ -227,6 +227,7 @@ export async function getAllEvents(
     pageOf(body, q),
     undefined,
     counts,
+    ctx.database.bitmapDb,
   );
   return forPlan(plan, { items: rows.map(toEvent), total, total_exact: totalExact });
 }
@@ -238,20 +239,32 @@ export async function getOneScanEvents(
   q: { limit?: number | undefined; offset: number },
 ): Promise<TEventsPage> {
   const counts = ctx.findingCounts.memo(userId, synced);
-  const scan = await getScan(ctx.db, userId, body.id);
-  if (!scan) throw notFound('Scan not found.');
   const { id, ...filters } = body;
-  if (filters.scan_subclass === 'exploit_db' && filters.vulnerabilities_existence === 'without')
-    return forPlan(plan, await withoutCve(ctx, userId, filters as TAllEventsBody, pageOf(body, q), id));
-  const { rows, total, totalExact } = await repo.listFindings(
-    ctx.db,
-    userId,
-    filters as TAllEventsBody,
-    pageOf(body, q),
-    id,
-    counts,
-  );
-  return forPlan(plan, { items: rows.map(toEvent), total, total_exact: totalExact });
+  // The scan's owner is checked beside the page, not before it (one wait for the database
+  // instead of two): the page reads only this user's findings whatever the id, and is dropped
+  // when the scan is not theirs.
+  const [scan, page] = await Promise.all([
+    getScan(ctx.db, userId, id),
+    filters.scan_subclass === 'exploit_db' && filters.vulnerabilities_existence === 'without'
+      ? withoutCve(ctx, userId, filters as TAllEventsBody, pageOf(body, q), id)
+      : repo
+          .listFindings(
+            ctx.db,
+            userId,
+            filters as TAllEventsBody,
+            pageOf(body, q),
+            id,
+            counts,
+            ctx.database.bitmapDb,
+          )
+          .then(({ rows, total, totalExact }) => ({
+            items: rows.map(toEvent),
+            total,
+            total_exact: totalExact,
+          })),
+  ]);
+  if (!scan) throw notFound('Scan not found.');
+  return forPlan(plan, page);
 }
 
 export async function resolveEvent(
