@@ -1,4 +1,5 @@
 import { EVENTS_PAGE_SIZE } from '@perimeter/contracts';
+import { sql } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CountMemo } from '../src/modules/findings/findings-counts.ts';
@@ -273,4 +274,17 @@ describe('events round trips', () => {
     expect(prepared).toBeGreaterThan(50);
     expect(prepared).toBeLessThan(runs.length);
   }, 120_000);
+
+  it('read a remembered total’s few matches on sessions planned without plain index scans', async () => {
+    const { db, bitmapDb } = t.runtime.ctx.database;
+    // Several at once: every connection the pool opens is set before it is handed out.
+    const settings = await Promise.all(
+      Array.from({ length: 4 }, () =>
+        bitmapDb.execute<{ enable_indexscan: string }>(sql`show enable_indexscan`),
+      ),
+    );
+    expect(settings.map((r) => r.rows[0]?.enable_indexscan)).toEqual(['off', 'off', 'off', 'off']);
+    const main = await db.execute<{ enable_indexscan: string }>(sql`show enable_indexscan`);
+    expect(main.rows[0]?.enable_indexscan).toBe('on');
+  });
 });

@@ -34,13 +34,12 @@ export function connectDatabase(url: string, max = 10): Database {
     connectionString: url,
     max: Math.max(2, Math.ceil(max / 2)),
     idleTimeoutMillis: 30_000,
-  });
+    // Set before the pool hands the connection out (pg-pool awaits it; a failure fails the
+    // connection, not a page planned the other way).
+    onConnect: async (client: pg.PoolClient) => void (await client.query('set enable_indexscan = off')),
+  } as pg.PoolConfig);
   bitmapPool.on('error', () => {});
-  bitmapPool.on('connect', (client) => {
-    client.on('error', () => {});
-    // Queued before any query the pool hands this client to.
-    client.query('set enable_indexscan = off').catch(() => {});
-  });
+  bitmapPool.on('connect', (client) => client.on('error', () => {}));
   const bitmapDb = drizzle(bitmapPool, { schema });
   return { db, pool, bitmapDb, close: async () => void (await Promise.all([pool.end(), bitmapPool.end()])) };
 }
