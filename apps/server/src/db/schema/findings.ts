@@ -73,6 +73,7 @@ export const findingsExploitScanner = pgTable(
     index('fes_user_add_ts_idx').on(t.userId, t.addTs, t.id),
     // main_domain equality with the default order (severity): the page is read in index order.
     index('fes_user_main_domain_sev_idx').on(t.userId, t.mainDomain, t.severityOrdering, t.id),
+    index('fes_user_subdomain_sev_idx').on(t.userId, t.subdomain, t.severityOrdering, t.id),
   ],
 );
 
@@ -112,6 +113,7 @@ export const findingsExploitDb = pgTable(
     index('fdb_user_add_ts_idx').on(t.userId, t.addTs, t.id),
     index('fdb_user_severity_idx').on(t.userId, t.severityOrdering, t.id),
     index('fdb_user_main_domain_sev_idx').on(t.userId, t.mainDomain, t.severityOrdering, t.id),
+    index('fdb_user_subdomain_sev_idx').on(t.userId, t.subdomain, t.severityOrdering, t.id),
     index('fdb_user_epss_idx').on(t.userId, t.epssScore, t.id),
     // EPSS descending with unscored CVEs last (the index above serves ascending, nulls last).
     index('fdb_user_epss_desc_idx').on(t.userId, t.epssScore.desc().nullsLast(), t.id.desc()),

@@ -165,7 +165,16 @@ function filterPlan(
         ),
       );
       indexed = true;
-      ordered.push(false);
+      // (user_id, subdomain, severity_ordering, id) indexes (migration 0021), and for template
+      // findings (user_id, subdomain, id): equality in one of those orders is a range read directly.
+      const subdomainOrder = [
+        'severity',
+        'severity_ordering',
+        ...(sub === 'exploit_scanner' ? ['subdomain'] : []),
+      ];
+      ordered.push(
+        !body.subdomain_filter_opt.is_contains && (!body.sort_key || subdomainOrder.includes(body.sort_key)),
+      );
     }
   }
   // exploit_db findings are CVE matches: `with` keeps those with a CVE; `without` is served by
