@@ -490,7 +490,8 @@ export async function listFindings(
   }
   if (known === undefined) counts.set(countKey, counted);
   return {
-    rows: rows.map((r) => ({ ...r, subclass: sub }) as FindingRow),
+    // Tagged in place (the rows are this request's own): a copy of each row's ~37 fields was ~1 kB per row.
+    rows: rows.map((r) => Object.assign(r, { subclass: sub }) as FindingRow),
     total: Math.min(counted, cap),
     totalExact: counted <= cap,
   };
