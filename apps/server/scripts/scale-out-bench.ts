@@ -95,15 +95,16 @@ try {
     const byId = new Map(rows.map((r) => [r.id, r]));
     return DOMAINS.map((_d, k) => {
       const mine = ids.filter((_id, j) => j % DOMAINS.length === k).map((id) => byId.get(id));
-      const parts: Record<string, number[]> = { before: [] };
+      const parts = new Map<string, number[]>();
+      const add = (name: string, ms: number) => parts.set(name, [...(parts.get(name) ?? []), ms]);
       for (const r of mine) {
         if (!r) continue;
-        parts.before?.push(Number(r.before));
-        for (const st of r.stages ?? []) (parts[st.name] ??= []).push(st.durationMs);
-        (parts.after ??= []).push(Number(r.after));
-        (parts.scan ??= []).push(Number(r.scan));
+        add('before', Number(r.before));
+        for (const st of r.stages ?? []) add(st.name, st.durationMs);
+        add('after', Number(r.after));
+        add('scan', Number(r.scan));
       }
-      return Object.fromEntries(Object.entries(parts).map(([n, xs]) => [n, median(xs)]));
+      return Object.fromEntries([...parts].map(([n, xs]) => [n, median(xs)]));
     });
   }
   log(`${workload}; ${SCANS} scans per run, ${pairs.length} worker × concurrency pairs, ${ROUNDS} rounds`);
