@@ -115,8 +115,9 @@ export async function startBenchCluster(tag: string) {
     return (res.json() as { data: T }).data;
   }
 
-  function startWorker(concurrency: number): Worker {
-    const child = spawn(process.execPath, [...workerNodeArgs, workerEntry], {
+  /** A worker process; `entry`: another build's `main-worker.mjs` (an A/B of two builds on one database). */
+  function startWorker(concurrency: number, entry = workerEntry): Worker {
+    const child = spawn(process.execPath, [...workerNodeArgs, entry], {
       cwd: repoRoot,
       env: {
         ...process.env,

@@ -3,8 +3,9 @@
  * with 1, 2 and 3 worker processes (the built `main-worker`, as `npm run start:worker` runs it) and
  * each WORKER_CONCURRENCY, on one PostgreSQL (the embedded one, or DATABASE_URL's server). Each run
  * also reads the CPU seconds the workers, the bench process (the API and the lab) and the whole
- * machine used, the time the hypervisor took from the machine's cores, and each domain's median
- * scan time (see the report's note).
+ * machine used, the time the hypervisor took from the machine's cores, each domain's median scan
+ * time, and where a scan's time goes: the engine's stages (from its summary) and the worker's own
+ * work before and after them (see the report's notes).
  *
  * Each run queues BENCH_SCANS scans of the lab's three domains (the same work every run), starts N
  * workers with WORKER_CONCURRENCY=C, and once they are ready starts the scans and times until the
@@ -66,9 +67,46 @@ try {
     compileMs: number[];
     /** UDP datagrams dropped on the machine for a full receive buffer during the run. */
     udpDrops: number;
+    /** Per domain (DOMAINS' order): median ms of each part of a scan (see `scanParts`). */
+    parts: Record<string, number>[];
   }[] = [];
   const workersCpu = (children: { pid?: number | undefined }[]) =>
     children.reduce((sum, c) => sum + (processCpuSeconds(c.pid) ?? Number.NaN), 0);
+  /**
+   * Each domain's median scan, in parts (ms): `before` (claim → engine start), each engine stage
+   * (the summary's durations), `after` (engine end → scan end), `scan` (started_at → finished_at).
+   */
+  async function scanParts(ids: string[]): Promise<Record<string, number>[]> {
+    const { rows } = await cluster.pool.query<{
+      id: string;
+      before: number;
+      after: number;
+      scan: number;
+      stages: { name: string; durationMs: number }[] | null;
+    }>(
+      `select id,
+         extract(epoch from (summary->>'startedAt')::timestamptz - started_at) * 1000 as before,
+         extract(epoch from finished_at - (summary->>'finishedAt')::timestamptz) * 1000 as after,
+         extract(epoch from finished_at - started_at) * 1000 as scan,
+         summary->'stages' as stages
+       from scans where id = any($1)`,
+      [ids],
+    );
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    return DOMAINS.map((_d, k) => {
+      const mine = ids.filter((_id, j) => j % DOMAINS.length === k).map((id) => byId.get(id));
+      const parts = new Map<string, number[]>();
+      const add = (name: string, ms: number) => parts.set(name, [...(parts.get(name) ?? []), ms]);
+      for (const r of mine) {
+        if (!r) continue;
+        add('before', Number(r.before));
+        for (const st of r.stages ?? []) add(st.name, st.durationMs);
+        add('after', Number(r.after));
+        add('scan', Number(r.scan));
+      }
+      return Object.fromEntries([...parts].map(([n, xs]) => [n, median(xs)]));
+    });
+  }
   log(`${workload}; ${SCANS} scans per run, ${pairs.length} worker × concurrency pairs, ${ROUNDS} rounds`);
   for (const [round, order] of interleaveOrder(pairs.length, ROUNDS).entries())
     for (const i of order) {
@@ -109,6 +147,7 @@ try {
           ids.filter((_id, j) => j % DOMAINS.length === k).map((id) => (msOf.get(id) ?? Number.NaN) / 1000),
         ),
       );
+      const parts = await scanParts(ids);
       if (states !== `${ids.length} done`) log(`not all done: ${states}`);
       await cluster.stopWorkers(workers.map((w) => w.child));
       runs.push({
@@ -120,6 +159,7 @@ try {
         scanSeconds,
         compileMs: workers.map((w) => w.compiled.ms ?? Number.NaN),
         udpDrops,
+        parts,
       });
       log(
         `round ${round + 1}: ${n} worker(s) × concurrency ${concurrency}: ${SCANS} scans in ${seconds.toFixed(1)} s (a scan: ${scanSeconds.map((x) => x.toFixed(1)).join(' / ')} s), CPU ${cpu.workers.toFixed(1)} s workers, ${cpu.apiAndLab.toFixed(1)} s API and lab, ${cpu.machine.toFixed(1)} s machine, ${cpu.stolen.toFixed(1)} s stolen, ${udpDrops} UDP datagrams dropped (load before ${before})`,
@@ -160,6 +200,22 @@ try {
   report.say(
     `Each worker compiled the template sets when it started, before it was ready and before the run's clock (as a long-running worker does once): median ${median(compiles).toFixed(0)} ms, ${Math.min(...compiles).toFixed(0)}–${Math.max(...compiles).toFixed(0)} ms over ${compiles.length} starts.`,
   );
+  report.say('');
+  // Where a scan's time goes: the engine's stages (its summary) between the worker's own work.
+  const partNames = [...new Set(runs.flatMap((r) => r.parts.flatMap((p) => Object.keys(p))))];
+  report.say(
+    `Where a scan's time goes (ms, medians: of each domain's scans in a run, then over the runs of a row) — before: from the worker's claim to the engine's start (ownership re-check, plan, template sets, notices); the engine's stages as its summary times them; after: from the engine's end to the scan's (the last writes and the finishing transaction):`,
+  );
+  report.say('');
+  report.say(`| workers × concurrency | domain | ${partNames.join(' | ')} |`);
+  report.say(`|---|---|${partNames.map(() => '---:|').join('')}`);
+  for (const { workers, concurrency } of pairs) {
+    const mine = runs.filter((r) => r.workers === workers && r.concurrency === concurrency);
+    DOMAINS.forEach((domain, k) => {
+      const cells = partNames.map((n) => median(mine.map((r) => r.parts[k]?.[n] ?? Number.NaN)).toFixed(0));
+      report.say(`| ${workers} × ${concurrency} | ${domain} | ${cells.join(' | ')} |`);
+    });
+  }
   report.say('');
   const goalRow = runs.filter((r) => r.workers === GOAL.workers && r.concurrency === CONCURRENCIES[0]);
   const waits = Number(process.env.BENCH_HTTP_DELAY_MS ?? 0) > 0;

@@ -5,6 +5,7 @@ import { DnsError } from '../src/dns/dns-udp.ts';
 import { AbortedError } from '../src/lib/async.ts';
 import { queryDns } from '../src/protocols/dns/dns-client.ts';
 import { answer, bindUdp, deadServer, FORGED, fakeServer, REAL } from './dns-fake-servers.ts';
+import { compileOrThrow, scanAll, tpl } from './template-helpers.ts';
 
 // Loopback addresses of this file: servers on .1, a forger on .2, nothing on .3.
 const SERVER = '127.0.99.1';
@@ -140,5 +141,64 @@ describe('template DNS client over UDP', () => {
     await new Promise<void>((r) => tcp.listen(udp.port, SERVER, () => r()));
     toClose.push(tcp);
     expect(dataOf(await queryDns([udp], 'big.example.test', 'A', { timeoutMs: 2000 }))).toEqual([REAL]);
+  });
+});
+
+/** `{{FQDN}} A` with a matcher of its own, or a second request after it. */
+const askA = (id: string, matcher: string, then = '') =>
+  compileOrThrow(tpl(id, `dns:\n  - name: "{{FQDN}}"\n    type: A\n    matchers:\n${matcher}${then}`));
+const onReal = `      - type: word\n        part: answer\n        words: ["${REAL}"]\n`;
+const onNoError = '      - type: dsl\n        dsl: ["rcode == 0"]\n';
+
+describe('template DNS questions within a run', () => {
+  it('sends a question several templates ask once; each template matches on the answer', async () => {
+    const server = await fakeServer(toClose, SERVER, (q, send) =>
+      setTimeout(() => send(answer(q, REAL)), 30),
+    );
+    const templates = [
+      askA('a-real', onReal),
+      askA('a-noerror', onNoError),
+      // A two-request template whose first question is the same one: it is shared too.
+      askA(
+        'a-then-txt',
+        onNoError.replace('dsl:', 'internal: true\n        dsl:'),
+        '\n  - name: "_dmarc.{{FQDN}}"\n    type: TXT\n    matchers:\n      - type: dsl\n        dsl: ["rcode == 0"]\n',
+      ),
+    ];
+    const { findings, scanner } = await scanAll(templates, ['www.example.test', 'api.example.test'], {
+      dnsServers: [server],
+    });
+    expect(findings.map((f) => `${f.templateId} ${f.host}`).sort()).toEqual([
+      'a-noerror api.example.test',
+      'a-noerror www.example.test',
+      'a-real api.example.test',
+      'a-real www.example.test',
+      'a-then-txt api.example.test',
+      'a-then-txt www.example.test',
+    ]);
+    expect([...server.asked].sort()).toEqual([
+      '_dmarc.api.example.test',
+      '_dmarc.www.example.test',
+      'api.example.test',
+      'www.example.test',
+    ]);
+    expect(scanner.summary.errors).toBe(0);
+  });
+
+  it('asks a question that failed again for the next template', async () => {
+    let ignored = 0;
+    const server = await fakeServer(toClose, SERVER, (q, send) => {
+      // The first time the question comes, nothing answers (one try: the template's retries: 1).
+      if (ignored++ === 0) return;
+      send(answer(q, REAL));
+    });
+    const { findings, scanner } = await scanAll(
+      [askA('first', onReal), askA('second', onReal)],
+      ['flaky.example.test'],
+      { dnsServers: [server], timeoutMs: 300, concurrency: 1 },
+    );
+    expect(findings.map((f) => f.templateId)).toEqual(['second']);
+    expect(server.asked).toEqual(['flaky.example.test', 'flaky.example.test']);
+    expect(scanner.summary.errors).toBe(1);
   });
 });

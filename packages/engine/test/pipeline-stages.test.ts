@@ -8,6 +8,9 @@ import { scan, selectStages } from '../src/pipeline/scan.ts';
 import type { ScanConfig } from '../src/pipeline/scan-config.ts';
 import type { Stage, StageContext } from '../src/pipeline/stage.ts';
 import { labScanConfig, startTestLab } from './helpers.ts';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
 import { collectScan } from './scan-events.ts';
 
 let lab: Lab;
@@ -83,6 +86,58 @@ describe('pluggable stages', () => {
     expect(seenBy.leaks).toBeUndefined();
     const findings = r.events.filter((e) => e.type === 'finding');
     expect(findings).toEqual([{ type: 'finding', finding: finding('acme.test') }]);
+    expect(r.summary?.counts.findings).toBe(1);
+  });
+
+  it('runs the finding stages at once; their logs and progress still come one stage after the other', async () => {
+    let leaksStarted: () => void = () => {};
+    const started = new Promise<void>((r) => {
+      leaksStarted = r;
+    });
+    // The templates stage ends only once the leak stage has started (or says it waited 2 s in vain).
+    const waiting: Stage = {
+      ...templateStage,
+      async *run() {
+        yield { type: 'progress', stage: 'templates', done: 0, total: 1 };
+        const saw = await Promise.race([started.then(() => true), sleep(2000).then(() => false)]);
+        yield {
+          type: 'log',
+          level: 'info',
+          stage: 'templates',
+          message: saw ? 'leaks running' : 'leaks not started',
+        };
+        yield { type: 'progress', stage: 'templates', done: 1, total: 1 };
+      },
+    };
+    const early: Stage = {
+      ...leakStage,
+      async *run() {
+        leaksStarted();
+        yield { type: 'log', level: 'info', stage: 'leaks', message: 'looked up' };
+        yield { type: 'finding', finding: { ...finding('acme.test'), subclass: 'leakcheck' } as never };
+      },
+    };
+    const r = await collectScan(scan('acme.test', { ...base(), extraStages: [waiting, early] }));
+    const told = r.events.flatMap((e) =>
+      (e.type === 'log' || e.type === 'progress') && (e.stage === 'templates' || e.stage === 'leaks')
+        ? [e.type === 'log' ? `${e.stage}: ${e.message}` : `${e.stage} progress`]
+        : [],
+    );
+    expect(told).toEqual([
+      'templates progress',
+      'templates: leaks running',
+      'templates progress',
+      'leaks: looked up',
+    ]);
+    // The leak finding did not wait for the templates stage to end.
+    const at = (pick: (e: (typeof r.events)[number]) => boolean) => r.events.findIndex(pick);
+    expect(at((e) => e.type === 'finding')).toBeLessThan(
+      at((e) => e.type === 'log' && e.message === 'leaks running'),
+    );
+    expect(r.summary?.stages.slice(-2).map((s) => [s.name, s.status])).toEqual([
+      ['templates', 'done'],
+      ['leaks', 'done'],
+    ]);
     expect(r.summary?.counts.findings).toBe(1);
   });
 

@@ -1,11 +1,11 @@
 import { dataOf, txtValues } from '../dns/dns-resolver.ts';
-import { mapConcurrent } from '../lib/async.ts';
+import { Channel, mapConcurrent } from '../lib/async.ts';
 import type { ScanEvent } from '../pipeline/events.ts';
 import { log, ProgressTracker } from '../pipeline/progress.ts';
 import type { Stage, StageContext } from '../pipeline/stage.ts';
 import { isWithinDomain } from '../scope/targets.ts';
 import { fetchCtNames } from './certificate-transparency.ts';
-import { detectWildcard, isWildcardAnswer } from './wildcard.ts';
+import { detectWildcard, isWildcardAnswer, type WildcardInfo } from './wildcard.ts';
 import { builtinWordlist, loadWordlist } from './wordlist.ts';
 import { attemptZoneTransfer } from './zone-transfer.ts';
 
@@ -17,27 +17,26 @@ function soaEmail(rname: string): string | null {
   return m?.[1] && m[2] ? `${m[1].replace(/\\\./g, '.')}@${m[2]}`.toLowerCase() : null;
 }
 
-/** DNS records of a target domain kept for fingerprints and later stages; e-mails in SOA/DMARC. */
-async function* collectDomainRecords(
-  ctx: StageContext,
-  domain: string,
-  answered: { count: number },
-): AsyncGenerator<ScanEvent, boolean> {
-  const records: Record<string, string[]> = {};
-  // One probe first: when the servers do not answer, the other queries would only time out.
+/** One probe of a domain first: when the servers do not answer it, its other queries would only time out. */
+async function answersFor(ctx: StageContext, domain: string): Promise<boolean> {
   try {
     await ctx.resolver.query(domain, 'SOA', ctx.signal);
-    answered.count++;
+    return true;
   } catch {
-    yield log('error', STAGE, `the DNS servers did not answer for ${domain}`, 'dns_unreachable', {
-      domain,
-      servers: ctx.resolver.servers.map((s) => `${s.host}:${s.port}`).join(','),
-    });
     return false;
   }
+}
+
+/** DNS records of a target domain kept for fingerprints and later stages; e-mails in SOA/DMARC. */
+async function collectDomainRecords(
+  ctx: StageContext,
+  domain: string,
+  events: Channel<ScanEvent>,
+): Promise<void> {
+  const records: Record<string, string[]> = {};
   const types = ['TXT', 'MX', 'NS', 'SOA', 'CAA'] as const;
-  await Promise.all(
-    types.map(async (type) => {
+  await Promise.all([
+    ...types.map(async (type) => {
       try {
         const r = await ctx.resolver.query(domain, type, ctx.signal);
         const answers = r.answers.filter((a) => a.type === type);
@@ -55,12 +54,14 @@ async function* collectDomainRecords(
         records[type] = [];
       }
     }),
-  );
-  try {
-    records.DMARC = txtValues((await ctx.resolver.query(`_dmarc.${domain}`, 'TXT', ctx.signal)).answers);
-  } catch {
-    records.DMARC = [];
-  }
+    (async () => {
+      try {
+        records.DMARC = txtValues((await ctx.resolver.query(`_dmarc.${domain}`, 'TXT', ctx.signal)).answers);
+      } catch {
+        records.DMARC = [];
+      }
+    })(),
+  ]);
   ctx.inventory.dnsRecords.set(domain, records);
   const emails: [string, string][] = [];
   for (const soa of records.SOA ?? []) {
@@ -74,15 +75,115 @@ async function* collectDomainRecords(
   for (const [email, source] of emails) {
     if (!ctx.isInTarget(email.split('@')[1] ?? '')) continue;
     const asset = ctx.inventory.addEmail(email, source);
-    if (asset) yield { type: 'asset', asset };
+    if (asset) events.push({ type: 'asset', asset });
   }
-  return true;
+}
+
+async function detectDomainWildcard(
+  ctx: StageContext,
+  domain: string,
+  events: Channel<ScanEvent>,
+): Promise<WildcardInfo> {
+  const wildcard = await detectWildcard(ctx.resolver, domain, ctx.signal);
+  ctx.inventory.wildcards.set(domain, wildcard);
+  if (wildcard.isWildcard)
+    events.push(
+      log(
+        'info',
+        STAGE,
+        `${domain} answers any name (wildcard); matching answers are ignored`,
+        'wildcard_zone',
+        {
+          domain,
+          addresses: [...wildcard.addresses].join(','),
+        },
+      ),
+    );
+  return wildcard;
+}
+
+async function zoneTransferNames(
+  ctx: StageContext,
+  domain: string,
+  events: Channel<ScanEvent>,
+): Promise<void> {
+  const axfr = await attemptZoneTransfer(ctx.resolver, ctx.policy, domain, ctx.signal);
+  if (!axfr) return;
+  events.push(
+    log('warn', STAGE, `zone transfer of ${domain} allowed by ${axfr.server}`, 'axfr_allowed', {
+      domain,
+      server: axfr.server,
+      names: axfr.names.length,
+    }),
+  );
+  for (const n of axfr.names) if (isWithinDomain(n, domain)) ctx.inventory.addCandidate(n, 'axfr');
+}
+
+async function certificateNames(
+  ctx: StageContext,
+  ctUrl: string,
+  domain: string,
+  events: Channel<ScanEvent>,
+): Promise<void> {
+  try {
+    const names = await fetchCtNames(ctUrl, domain, ctx.signal);
+    events.push(
+      log('info', STAGE, `${names.length} names for ${domain} from certificate transparency`, 'ct_names', {
+        domain,
+        names: names.length,
+      }),
+    );
+    for (const n of names) ctx.inventory.addCandidate(n, 'ct');
+  } catch (e) {
+    events.push(
+      log('warn', STAGE, `certificate transparency lookup failed: ${(e as Error).message}`, 'ct_failed'),
+    );
+  }
+}
+
+/** The wordlist under every domain; an answer that is only the domain's wildcard is dropped. */
+async function bruteForce(
+  ctx: StageContext,
+  domains: string[],
+  labels: string[],
+  wildcards: Map<string, Promise<WildcardInfo>>,
+  events: Channel<ScanEvent>,
+): Promise<void> {
+  const work = domains.flatMap((domain) => labels.map((l) => `${l}.${domain}`));
+  const progress = new ProgressTracker(STAGE, work.length);
+  let done = 0;
+  const found = mapConcurrent(
+    work,
+    ctx.config.discovery?.concurrency ?? 200,
+    async (name) => {
+      try {
+        return await ctx.resolver.resolveHost(name, ctx.signal, ['A']);
+      } catch {
+        return null;
+      }
+    },
+    ctx.signal,
+  );
+  for await (const r of found) {
+    done++;
+    if (r && (r.addresses.length || r.cnames.length)) {
+      const domain = domains.find((dom) => isWithinDomain(r.name, dom)) ?? '';
+      if (!isWildcardAnswer(r, await wildcards.get(domain))) ctx.inventory.addCandidate(r.name, 'bruteforce');
+    }
+    const p = progress.tick(done);
+    if (p) events.push(p);
+  }
 }
 
 /**
  * Finds candidate names for every domain target: the domain itself, a zone transfer,
  * certificate transparency, and a wordlist brute force filtered against wildcard answers.
  * Names go to the inventory's pending list; the resolve stage turns them into assets.
+ *
+ * Once a domain's servers answer, its lookups run at once: the records, the wildcard probe,
+ * the zone transfer (name servers that drop TCP cost their time-outs), the certificate log
+ * (crt.sh often takes seconds) and the brute force (its answers wait only for the wildcard
+ * probe's) — one after another, a scan waited for their sum.
  */
 export function subdomainStage(): Stage {
   return {
@@ -99,93 +200,33 @@ export function subdomainStage(): Stage {
       }
       if (d.wordlistFile) labels = [...new Set([...labels, ...loadWordlist(d.wordlistFile)])];
 
-      const answered = { count: 0 };
-      for (const domain of domains) {
-        ctx.inventory.addCandidate(domain, 'target');
-        const reachable = yield* collectDomainRecords(ctx, domain, answered);
-        if (!reachable) continue;
-
-        const wildcard = await detectWildcard(ctx.resolver, domain, ctx.signal);
-        ctx.inventory.wildcards.set(domain, wildcard);
-        if (wildcard.isWildcard) {
-          yield log(
-            'info',
-            STAGE,
-            `${domain} answers any name (wildcard); matching answers are ignored`,
-            'wildcard_zone',
-            {
-              domain,
-              addresses: [...wildcard.addresses].join(','),
-            },
-          );
-        }
-
-        if (d.axfr !== false) {
-          const axfr = await attemptZoneTransfer(ctx.resolver, ctx.policy, domain, ctx.signal);
-          if (axfr) {
-            yield log('warn', STAGE, `zone transfer of ${domain} allowed by ${axfr.server}`, 'axfr_allowed', {
-              domain,
-              server: axfr.server,
-              names: axfr.names.length,
-            });
-            for (const n of axfr.names) if (isWithinDomain(n, domain)) ctx.inventory.addCandidate(n, 'axfr');
-          }
-        }
-
-        if (d.ctUrl) {
-          try {
-            const names = await fetchCtNames(d.ctUrl, domain, ctx.signal);
-            yield log(
-              'info',
-              STAGE,
-              `${names.length} names for ${domain} from certificate transparency`,
-              'ct_names',
-              {
-                domain,
-                names: names.length,
-              },
-            );
-            for (const n of names) ctx.inventory.addCandidate(n, 'ct');
-          } catch (e) {
-            yield log(
-              'warn',
-              STAGE,
-              `certificate transparency lookup failed: ${(e as Error).message}`,
-              'ct_failed',
-            );
-          }
-        }
-      }
-
-      if (!labels.length) return;
+      for (const domain of domains) ctx.inventory.addCandidate(domain, 'target');
+      const answering = await Promise.all(domains.map((domain) => answersFor(ctx, domain)));
+      const reachable = domains.filter((_domain, i) => answering[i]);
+      for (const domain of domains.filter((_domain, i) => !answering[i]))
+        yield log('error', STAGE, `the DNS servers did not answer for ${domain}`, 'dns_unreachable', {
+          domain,
+          servers: ctx.resolver.servers.map((s) => `${s.host}:${s.port}`).join(','),
+        });
       // Thousands of queries to servers that answer nothing would only time out.
-      if (answered.count === 0) return;
-      const reachableDomains = domains.filter((dom) => ctx.inventory.dnsRecords.has(dom));
-      const work = reachableDomains.flatMap((domain) => labels.map((l) => `${l}.${domain}`));
-      const progress = new ProgressTracker(STAGE, work.length);
-      let done = 0;
-      const found = mapConcurrent(
-        work,
-        d.concurrency ?? 200,
-        async (name) => {
-          try {
-            return await ctx.resolver.resolveHost(name, ctx.signal, ['A']);
-          } catch {
-            return null;
-          }
-        },
-        ctx.signal,
+      if (!reachable.length) return;
+
+      const events = new Channel<ScanEvent>();
+      const wildcards = new Map(
+        reachable.map((domain) => [domain, detectDomainWildcard(ctx, domain, events)]),
       );
-      for await (const r of found) {
-        done++;
-        if (r && (r.addresses.length || r.cnames.length)) {
-          const domain = domains.find((dom) => isWithinDomain(r.name, dom)) ?? '';
-          if (!isWildcardAnswer(r, ctx.inventory.wildcards.get(domain)))
-            ctx.inventory.addCandidate(r.name, 'bruteforce');
-        }
-        const p = progress.tick(done);
-        if (p) yield p;
-      }
+      const ctUrl = d.ctUrl;
+      Promise.all([
+        ...reachable.map((domain) => collectDomainRecords(ctx, domain, events)),
+        ...wildcards.values(),
+        ...(d.axfr !== false ? reachable.map((domain) => zoneTransferNames(ctx, domain, events)) : []),
+        ...(ctUrl ? reachable.map((domain) => certificateNames(ctx, ctUrl, domain, events)) : []),
+        ...(labels.length ? [bruteForce(ctx, reachable, labels, wildcards, events)] : []),
+      ]).then(
+        () => events.close(),
+        (e) => events.close(e),
+      );
+      yield* events;
     },
   };
 }

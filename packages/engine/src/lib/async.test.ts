@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { AbortedError, RateLimiter, Semaphore } from './async.ts';
+import { AbortedError, Channel, RateLimiter, Semaphore } from './async.ts';
 
 afterEach(() => {
   vi.useRealTimers();
@@ -65,5 +65,31 @@ describe('Semaphore', () => {
     s.release();
     s.release();
     expect(s.idle).toBe(true);
+  });
+});
+
+describe('Channel', () => {
+  it('makes a producer wait (room) while max items are unread, until the reader takes one or it closes', async () => {
+    const ch = new Channel<number>();
+    ch.push(1);
+    expect(ch.room(2)).toBeUndefined();
+    ch.push(2);
+    const room = ch.room(2);
+    expect(room).toBeInstanceOf(Promise);
+    let freed = false;
+    room?.then(() => {
+      freed = true;
+    });
+    const reader = ch[Symbol.asyncIterator]();
+    await Promise.resolve();
+    expect(freed).toBe(false);
+    expect(await reader.next()).toEqual({ value: 1, done: false });
+    await room;
+    expect(freed).toBe(true);
+    ch.push(3);
+    const another = ch.room(2);
+    ch.close();
+    await another;
+    expect(ch.room(2)).toBeUndefined();
   });
 });

@@ -40,6 +40,26 @@ export class Channel<T> implements AsyncIterable<T> {
   private waiting: ((r: IteratorResult<T>) => void) | null = null;
   private closed = false;
   private error: unknown = null;
+  private roomWaiters: { max: number; resolve: () => void }[] = [];
+
+  /**
+   * A producer's backpressure: undefined while fewer than `max` items wait to be read (or the
+   * channel is closed), else a promise that resolves once the reader has taken them down to it.
+   */
+  room(max: number): Promise<void> | undefined {
+    if (this.closed || this.items.length < max) return undefined;
+    return new Promise((resolve) => this.roomWaiters.push({ max, resolve }));
+  }
+
+  private wakeProducers(): void {
+    if (this.roomWaiters.length === 0) return;
+    const still: typeof this.roomWaiters = [];
+    for (const w of this.roomWaiters) {
+      if (this.closed || this.items.length < w.max) w.resolve();
+      else still.push(w);
+    }
+    this.roomWaiters = still;
+  }
 
   push(item: T): void {
     if (this.closed) return;
@@ -54,6 +74,7 @@ export class Channel<T> implements AsyncIterable<T> {
     if (this.closed) return;
     this.closed = true;
     if (error) this.error = error;
+    this.wakeProducers();
     if (this.waiting) {
       const w = this.waiting;
       this.waiting = null;
@@ -64,7 +85,9 @@ export class Channel<T> implements AsyncIterable<T> {
   async *[Symbol.asyncIterator](): AsyncIterator<T> {
     while (true) {
       if (this.items.length) {
-        yield this.items.shift() as T;
+        const item = this.items.shift() as T;
+        this.wakeProducers();
+        yield item;
         continue;
       }
       if (this.closed) {

@@ -70,6 +70,9 @@ export interface ScanConfig {
    * they are skipped ("out-of-band checks not configured").
    */
   oob?: { provider: OobProvider; waitMs?: number };
-  /** Stages added after discovery (exploit_scanner, exploit_db, leakcheck...). */
+  /**
+   * Stages added after discovery (exploit_scanner, exploit_db, leakcheck...). They run at once,
+   * so none may depend on another's results (they read discovery's inventory only).
+   */
   extraStages?: Stage[];
 }

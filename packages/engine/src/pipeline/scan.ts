@@ -6,7 +6,7 @@ import { resolveStage } from '../dns/resolve-stage.ts';
 import { FingerprintEngine } from '../fingerprint/fingerprint-engine.ts';
 import { BUILTIN_FINGERPRINTS_DIR, loadFingerprints } from '../fingerprint/fingerprint-loader.ts';
 import { fingerprintStage } from '../fingerprint/fingerprint-stage.ts';
-import { onAbort } from '../lib/async.ts';
+import { Channel, onAbort } from '../lib/async.ts';
 import { portsStage } from '../ports/ports-stage.ts';
 import { HttpProber } from '../probe/http-probe.ts';
 import { httpStage } from '../probe/http-stage.ts';
@@ -26,6 +26,8 @@ export interface ScanOptions {
 
 const DEFAULT_STAGE_TIMEOUT = 10 * 60_000;
 const DEFAULT_WATCHDOG = 2 * 60_000;
+/** Events of the finding stages waiting for the scan's reader before the stages wait for it. */
+const FINDING_EVENTS_AHEAD = 256;
 
 /** The discovery stages of class_resources, in order. */
 export function resourceStages(): Stage[] {
@@ -154,6 +156,18 @@ async function* runStage(
     };
 }
 
+function newOutcome(stage: Stage, outcomes: StageOutcome[]): StageOutcome {
+  const outcome: StageOutcome = {
+    name: stage.name,
+    status: 'done',
+    durationMs: 0,
+    skipped: [],
+    partial: false,
+  };
+  outcomes.push(outcome);
+  return outcome;
+}
+
 /** `ran 10 of 12; 2 skipped: dns timeout after 4000 ms (2)`. */
 export function partialText(o: StageOutcome): string {
   const parts: string[] = [];
@@ -178,7 +192,12 @@ export async function* scan(
 ): AsyncGenerator<ScanEvent> {
   const started = Date.now();
   const scanSignal = options.signal ?? new AbortController().signal;
-  setMaxListeners(0, scanSignal);
+  // Ends the finding stages running beside each other when the caller stops reading early.
+  const stopFindings = new AbortController();
+  /** The finding stages' events, for this generator to pass on. */
+  const told = new Channel<ScanEvent>();
+  const findingsSignal = AbortSignal.any([scanSignal, stopFindings.signal]);
+  setMaxListeners(0, scanSignal, findingsSignal);
   const targets: Target[] = (Array.isArray(target) ? target : [target]).map((t) =>
     parseTarget(t, config.limits?.maxNetworkSize ?? 65_536),
   );
@@ -221,7 +240,8 @@ export async function* scan(
     isInTarget,
   };
 
-  const stages = [...resourceStages(), ...selectStages(config)];
+  const discovery = resourceStages();
+  const findingStages = selectStages(config);
   const outcomes: StageOutcome[] = [];
   const coverage = options.coverage ?? new ScanCoverage();
   const counts: ScanSummary['counts'] = {
@@ -240,25 +260,63 @@ export async function* scan(
       code: 'scan_started',
       message: `scanning ${targets.map((t) => (t.type === 'domain' ? t.domain : t.type === 'peer' ? t.address : t.cidr)).join(', ')}`,
     };
-    for (const stage of stages) {
-      const outcome: StageOutcome = {
-        name: stage.name,
-        status: 'done',
-        durationMs: 0,
-        skipped: [],
-        partial: false,
-      };
-      outcomes.push(outcome);
+    const count = (event: ScanEvent) => {
+      if (event.type === 'asset') counts[event.asset.kind as AssetKind]++;
+      if (event.type === 'finding') counts.findings++;
+    };
+    for (const stage of discovery) {
+      const outcome = newOutcome(stage, outcomes);
       if (scanSignal.aborted) {
         outcome.status = 'aborted';
         continue;
       }
       const report = new StageReport(stage.name, coverage);
       for await (const event of runStage(stage, base, scanSignal, config, outcome, report)) {
-        if (event.type === 'asset') counts[event.asset.kind as AssetKind]++;
-        if (event.type === 'finding') counts.findings++;
+        count(event);
         yield event;
       }
+    }
+    // The finding stages read what discovery found and nothing of each other's: they run at once
+    // (the leak providers' and the CVE lookups' waits no longer come after the templates'), each
+    // under its own limits. Their findings and assets pass as they come; their logs and progress
+    // are told stage after stage, as before, so a reader sees one stage's progress at a time.
+    const held = findingStages.map((): ScanEvent[] => []);
+    const ended = findingStages.map(() => false);
+    let current = 0;
+    const stageEnded = (i: number) => {
+      ended[i] = true;
+      while (current < findingStages.length && ended[current]) {
+        current++;
+        for (const e of held[current]?.splice(0) ?? []) told.push(e);
+      }
+      if (current >= findingStages.length) told.close();
+    };
+    findingStages.forEach((stage, i) => {
+      const outcome = newOutcome(stage, outcomes);
+      if (scanSignal.aborted) {
+        outcome.status = 'aborted';
+        stageEnded(i);
+        return;
+      }
+      const report = new StageReport(stage.name, coverage);
+      (async () => {
+        for await (const event of runStage(stage, base, findingsSignal, config, outcome, report)) {
+          if (i === current || event.type === 'finding' || event.type === 'asset') {
+            told.push(event);
+            // The reader's pace holds the stages back, as when it pulled each stage itself.
+            const room = told.room(FINDING_EVENTS_AHEAD);
+            if (room) await room;
+          } else held[i]?.push(event);
+        }
+      })().then(
+        () => stageEnded(i),
+        (e) => told.close(e),
+      );
+    });
+    if (findingStages.length === 0) told.close();
+    for await (const event of told) {
+      count(event);
+      yield event;
     }
     const finished = Date.now();
     const summary: ScanSummary = {
@@ -274,6 +332,8 @@ export async function* scan(
     };
     yield { type: 'summary', summary };
   } finally {
+    stopFindings.abort();
+    told.close();
     resolver.close();
     // Never let connection teardown hold up the end of the scan.
     await Promise.race([http.close().catch(() => {}), new Promise((r) => setTimeout(r, 200).unref())]);

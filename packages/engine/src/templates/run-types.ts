@@ -1,5 +1,6 @@
 import type { DslValue } from '../operators/dsl/dsl-functions.ts';
 import type { OperatorEvent } from '../operators/operator-types.ts';
+import type { DnsAnswers } from '../protocols/dns/dns-answers.ts';
 import type { HttpClient } from '../protocols/http/http-client.ts';
 import type { HostGate, RateLimiter } from './politeness.ts';
 
@@ -33,6 +34,8 @@ export interface RunContext {
   timeoutMs: number;
   maxResponseBytes: number;
   dnsServers: DnsServer[];
+  /** Answers to the run's DNS questions, shared by the templates asking the same one. */
+  dnsAnswers?: DnsAnswers;
   /**
    * Scope check before contacting any address (a request, a redirect target). Without it a
    * request goes only to its input's host name (a template's `@Host:` to a fixed outside

@@ -1,5 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import type { TemplateFinding } from '../findings/types.ts';
+import { DnsAnswers } from '../protocols/dns/dns-answers.ts';
 import { HttpClient } from '../protocols/http/http-client.ts';
 import { OobCorrelator } from '../protocols/oob/oob-correlator.ts';
 import type { OobProvider } from '../protocols/oob/oob-types.ts';
@@ -154,6 +155,7 @@ export class TemplateScanner {
       timeoutMs,
       maxResponseBytes,
       dnsServers: options.dnsServers ?? [],
+      dnsAnswers: new DnsAnswers(),
       ...(options.isUrlAllowed ? { isUrlAllowed: options.isUrlAllowed } : {}),
       ...(options.allowOtherHosts ? { allowOtherHosts: true } : {}),
       ...(options.resolve ? { resolve: options.resolve } : {}),

@@ -2,7 +2,7 @@ import type { RecordType } from 'dns-packet';
 import type { DslValue } from '../../operators/dsl/dsl-functions.ts';
 import { interpolate } from '../../operators/dsl/dsl-interpolate.ts';
 import type { ProtocolExecutor } from '../../templates/template-runner.ts';
-import { formatRecord, queryDns, RCODES } from './dns-client.ts';
+import { type DnsQueryResult, formatRecord, queryDns, RCODES } from './dns-client.ts';
 
 /** dns: one query per request; parts answer, ns, extra, raw, rcode, question. */
 export const dnsExecutor: ProtocolExecutor = async function* (req, vars, ctx, state) {
@@ -19,17 +19,28 @@ export const dnsExecutor: ProtocolExecutor = async function* (req, vars, ctx, st
     state.errors.push(`dns ${name} ${req.type}: server ${endpoint} skipped: error budget exhausted`);
     return;
   }
-  await ctx.rate.acquire(ctx.signal);
-  let result: Awaited<ReturnType<typeof queryDns>>;
+  const ask = async (): Promise<DnsQueryResult> => {
+    await ctx.rate.acquire(ctx.signal);
+    try {
+      return await queryDns(ctx.dnsServers, name, req.type as RecordType, {
+        timeoutMs: Math.min(ctx.timeoutMs, 5000),
+        retries: req.retries,
+        recursion: req.recursion,
+        signal: ctx.signal,
+      });
+    } catch (err) {
+      // Once per question sent, however many templates were waiting for its answer.
+      if (!ctx.signal.aborted) ctx.hosts.recordError(endpoint, (err as Error).message);
+      throw err;
+    }
+  };
+  let result: DnsQueryResult;
   try {
-    result = await queryDns(ctx.dnsServers, name, req.type as RecordType, {
-      timeoutMs: Math.min(ctx.timeoutMs, 5000),
-      retries: req.retries,
-      recursion: req.recursion,
-      signal: ctx.signal,
-    });
+    // Another template's identical question: its answer (dns-answers.ts).
+    result = await (ctx.dnsAnswers
+      ? ctx.dnsAnswers.get(`${req.type} ${name.toLowerCase()} ${req.recursion} ${req.retries}`, ask)
+      : ask());
   } catch (err) {
-    if (!ctx.signal.aborted) ctx.hosts.recordError(endpoint, (err as Error).message);
     state.errors.push(`dns ${name} ${req.type}: ${(err as Error).message}`);
     return;
   }
