@@ -68,15 +68,19 @@ const PREPARED_MAX = 1024;
 const prepared = new Map<string, { target: ParsedTarget; variables: Readonly<Variables> }>();
 
 /**
- * An input parsed with its variables, remembered for the last inputs (frozen, shared): every
- * template runs against the same inputs of a batch, and the public-suffix lookup behind RDN/TLD
- * is the dearest part of a template run's start. Bounded: full, it starts over.
+ * An input parsed with its variables, remembered for the last inputs (shared, never written):
+ * every template runs against the same inputs of a batch, and the public-suffix lookup behind
+ * RDN/TLD is the dearest part of a template run's start. Bounded: full, it starts over.
+ *
+ * The variables have no prototype (`{{constructor}}` names nothing) and are not frozen: runs
+ * that write variables put their own over them, and a frozen property would forbid a same-named
+ * one there (a template variable `Host`).
  */
 export function preparedTarget(input: string): { target: ParsedTarget; variables: Readonly<Variables> } {
   let hit = prepared.get(input);
   if (!hit) {
     const target = Object.freeze(parseTarget(input));
-    hit = { target, variables: Object.freeze(targetVariables(target)) };
+    hit = { target, variables: Object.assign(Object.create(null) as Variables, targetVariables(target)) };
     if (prepared.size >= PREPARED_MAX) prepared.clear();
     prepared.set(input, hit);
   }

@@ -111,8 +111,13 @@ async function runBlock(
   const allExtracted: string[] = [];
   // Payload values over earlier responses' indexed parts over the variables: one layer per
   // block whose values each combination overwrites (the same keys every time), so responses
-  // built over it share one hidden class and lookups stay fast.
-  const layer = Object.create(state.history) as Variables;
+  // built over it share one hidden class and lookups stay fast. A block without payloads or
+  // call-back names writes in it only what its extractors also write in the variables: when
+  // nothing lies between (no history), the variables themselves serve.
+  const layer =
+    isEmpty(req.payloads) && !oob && state.history === state.vars
+      ? state.vars
+      : (Object.create(state.history) as Variables);
   outer: for (const combo of payloadCombinations(req.payloads, req.attack)) {
     // Out-of-band: every marker of this combination gets its own call-back name.
     const { sent, values, names } = oob
@@ -191,6 +196,11 @@ async function runBlock(
   return { matched: matchedAny, findings: ops.findings };
 }
 
+function isEmpty(record: Record<string, unknown>): boolean {
+  for (const _key in record) return false;
+  return true;
+}
+
 const FLOW_PART = /^(http|dns|tcp|network|ssl)_(\d+)_([A-Za-z][A-Za-z0-9_]*)$/;
 
 const PROTOCOL_ALIASES: Record<string, CompiledRequest['protocol']> = {
@@ -201,15 +211,25 @@ const PROTOCOL_ALIASES: Record<string, CompiledRequest['protocol']> = {
   ssl: 'ssl',
 };
 
-/** A template run's state before its first request: target and template variables. */
+/**
+ * A template run's state before its first request: target and template variables.
+ *
+ * Layers (history over the variables over the input's) are made only for a run that writes
+ * them. Most runs write none: they read the input's shared variables, and the response parts
+ * built over them have the same prototype in every run against that input. A fresh object made
+ * a prototype per run gave every response a hidden class of its own, and every property read
+ * on it (interpolation, matchers) missed V8's caches.
+ */
 function newRunState(template: CompiledTemplate, input: string, ctx: RunContext): TemplateRunState {
   const { target, variables } = preparedTarget(input);
-  // Null-prototype layers: history sees the variables through its prototype, live.
-  const vars = Object.assign(Object.create(null) as Variables, variables);
+  // Read-only when no variables are written (`ownVariables` says whether any are).
+  const shared = variables as Variables;
+  const vars = template.ownVariables ? (Object.create(shared) as Variables) : shared;
   const state: TemplateRunState = {
     target,
     vars,
-    history: Object.create(vars) as Variables,
+    // History sees the variables through its prototype, live; only indexed parts go in it.
+    history: template.indexedParts.length > 0 ? (Object.create(vars) as Variables) : vars,
     counter: 0,
     cookies: new Map(),
     errors: [],

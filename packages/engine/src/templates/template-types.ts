@@ -135,6 +135,11 @@ export interface CompiledTemplate {
    */
   indexedParts: string[];
   /**
+   * A run writes variables of its own: template variables, named extractors or a flow. A run
+   * that writes none reads its input's variables as they are (see `newRunState`).
+   */
+  ownVariables: boolean;
+  /**
    * The derived http parts the template can read (every word of its text, lowercased, with
    * `_N` suffixes stripped): parts it never names are not built per response. Undefined:
    * build every part.
