@@ -41,20 +41,23 @@ export interface TemplateRunState {
   /** Parts of earlier responses, suffixed with their request number (`body_1`). */
   history: Variables;
   counter: number;
-  cookies: Map<string, string>;
+  // The collections below are made when first written: most runs (one request, no match)
+  // write none of them, and four empty collections cost more than the rest of a run's state.
+  /** The cookie jar of requests with `cookie-reuse`. */
+  cookies?: Map<string, string>;
   errors: string[];
   /** Fingerprints already reported in this run. */
-  reported: Set<string>;
+  reported?: Set<string>;
   /** The last of them as matcher name, endpoint and path. */
   lastReported?: [string, string, string];
   /** `@once` raw requests already sent in this run (request index:spec index). */
-  onceSent: Set<string>;
+  onceSent?: Set<string>;
   /** Derived http parts the template can read (undefined: all). */
   httpParts?: HttpPartsWanted | undefined;
   /** Every value each named extractor found (a flow reads `template.name` as this list). */
   extracted?: Map<string, string[]>;
   /** Why part of this run did not happen (a request refused or unanswered, the host skipped). */
-  incomplete: Set<IncompleteReason>;
+  incomplete?: Set<IncompleteReason>;
   /** Call-back ids minted for the template's variables (every waiting response carries them). */
   oobIds?: string[];
   /** Responses whose match waits for out-of-band call-backs. */
@@ -75,9 +78,18 @@ export interface TemplateRunResult {
   findings: TemplateFinding[];
   errors: string[];
   requests: number;
-  incomplete: Set<IncompleteReason>;
+  incomplete: ReadonlySet<IncompleteReason>;
   /** Responses waiting for out-of-band call-backs (the scanner waits for them). */
   pending?: OobPending;
+}
+
+/** The reasons of a run that ran to the end (shared; never written). */
+const COMPLETE: ReadonlySet<IncompleteReason> = new Set();
+
+/** Notes why part of a run did not happen. */
+export function noteIncomplete(state: TemplateRunState, reason: IncompleteReason): void {
+  state.incomplete ??= new Set();
+  state.incomplete.add(reason);
 }
 
 // Indexed parts (`body_2`) are kept for the first requests of a template run only: that is
@@ -201,6 +213,11 @@ function isEmpty(record: Record<string, unknown>): boolean {
   return true;
 }
 
+/** One finding per fingerprint (the first). */
+function uniqueFindings(findings: TemplateFinding[]): TemplateFinding[] {
+  return [...new Map(findings.map((f) => [f.fingerprint, f])).values()];
+}
+
 const FLOW_PART = /^(http|dns|tcp|network|ssl)_(\d+)_([A-Za-z][A-Za-z0-9_]*)$/;
 
 const PROTOCOL_ALIASES: Record<string, CompiledRequest['protocol']> = {
@@ -231,12 +248,8 @@ function newRunState(template: CompiledTemplate, input: string, ctx: RunContext)
     // History sees the variables through its prototype, live; only indexed parts go in it.
     history: template.indexedParts.length > 0 ? (Object.create(vars) as Variables) : vars,
     counter: 0,
-    cookies: new Map(),
     errors: [],
-    reported: new Set(),
-    onceSent: new Set(),
     httpParts: template.httpParts,
-    incomplete: new Set(),
   };
   const oob = template.oob ? ctx.oob : undefined;
   const runIds: string[] = [];
@@ -278,7 +291,7 @@ export async function runCluster(
     // Each member reports and extracts on its own: its own fingerprints, its own variables.
     const own: TemplateRunState = {
       ...state,
-      reported: new Set(),
+      reported: undefined,
       lastReported: undefined,
       vars: Object.create(state.vars),
     };
@@ -313,18 +326,17 @@ export async function runCluster(
         if (open === 0) break;
       }
     } catch (err) {
-      if (err instanceof HostSkippedError) state.incomplete.add('host_unresponsive');
+      if (err instanceof HostSkippedError) noteIncomplete(state, 'host_unresponsive');
       failure = (err as Error).message;
     }
   }
   return runs.map((run, i) => {
-    const unique = new Map(run.ops.findings.map((f) => [f.fingerprint, f]));
     const id = (members[i] as CompiledTemplate).id;
     return {
-      findings: [...unique.values()],
+      findings: uniqueFindings(run.ops.findings),
       errors: failure === undefined ? [...state.errors] : [...state.errors, `${id}: ${failure}`],
       requests: i === 0 ? requests : 0,
-      incomplete: new Set(state.incomplete),
+      incomplete: state.incomplete ? new Set(state.incomplete) : COMPLETE,
     };
   });
 }
@@ -386,16 +398,15 @@ export async function runTemplate(
       }
     }
   } catch (err) {
-    if (err instanceof HostSkippedError) state.incomplete.add('host_unresponsive');
+    if (err instanceof HostSkippedError) noteIncomplete(state, 'host_unresponsive');
     state.errors.push(`${template.id}: ${(err as Error).message}`);
   }
-  // One finding per fingerprint.
-  const unique = new Map(findings.map((f) => [f.fingerprint, f]));
-  return {
-    findings: [...unique.values()],
+  const result: TemplateRunResult = {
+    findings: findings.length > 1 ? uniqueFindings(findings) : findings,
     errors: state.errors,
     requests: counter.requests,
-    incomplete: state.incomplete,
-    ...(state.deferred?.length ? { pending: oobPending(template, state, state.deferred) } : {}),
+    incomplete: state.incomplete ?? COMPLETE,
   };
+  if (state.deferred?.length) result.pending = oobPending(template, state, state.deferred);
+  return result;
 }

@@ -1,6 +1,10 @@
 import { HostSkippedError } from '../../templates/politeness.ts';
 import type { ProtocolResponse, RunContext, Variables } from '../../templates/run-types.ts';
-import type { ProtocolExecutor, TemplateRunState } from '../../templates/template-runner.ts';
+import {
+  noteIncomplete,
+  type ProtocolExecutor,
+  type TemplateRunState,
+} from '../../templates/template-runner.ts';
 import type { CompiledHttpRequest, CompiledRequest } from '../../templates/template-types.ts';
 import { InvalidRequestError } from './http-client.ts';
 import { executeHttpRequest, UnresolvedVariableError } from './http-executor.ts';
@@ -48,6 +52,7 @@ class HttpResponses implements AsyncIterableIterator<ProtocolResponse> {
       if (!spec) break;
       if (spec.kind === 'raw' && spec.annotated.once) {
         const key = `${req.index}:${i}`;
+        state.onceSent ??= new Set();
         if (state.onceSent.has(key)) continue;
         state.onceSent.add(key);
       }
@@ -59,6 +64,7 @@ class HttpResponses implements AsyncIterableIterator<ProtocolResponse> {
   private send(i: number): Promise<ProtocolResponse> {
     const { req, vars, ctx, state } = this;
     const spec = req.specs[i] as CompiledHttpRequest['specs'][number];
+    if (req.cookieReuse) state.cookies ??= new Map();
     return req.unsafe && spec.kind === 'raw'
       ? executeUnsafeHttpRequest(req, spec, vars, ctx, state.target.hostname, state.httpParts)
       : executeHttpRequest(
@@ -83,7 +89,7 @@ class HttpResponses implements AsyncIterableIterator<ProtocolResponse> {
         throw err;
       }
       const unsendable = err instanceof InvalidRequestError || err instanceof UnresolvedVariableError;
-      state.incomplete.add(unsendable ? 'invalid_request' : 'request_failed');
+      noteIncomplete(state, unsendable ? 'invalid_request' : 'request_failed');
       state.errors.push(`http: ${(err as Error).message}`);
       return this.next();
     }
