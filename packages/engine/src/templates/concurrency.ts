@@ -56,6 +56,7 @@ export async function* mapConcurrent<T, R>(
       finished.splice(0, next);
       next = 0;
     }
-    yield* results;
+    // Not `yield*`: over an array it wraps each step in an async-from-sync iterator.
+    for (let i = 0; i < results.length; i++) yield results[i] as R;
   }
 }
