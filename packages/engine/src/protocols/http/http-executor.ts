@@ -252,7 +252,7 @@ export async function executeHttpRequest(
     if (!next) break;
     init = next;
   }
-  return httpProtocolResponse(first, init, res, vars, wanted, layerIsReused(req));
+  return httpProtocolResponse(first, init, res, vars, wanted, layerIsReused(req, vars));
 }
 
 /** The final response of an exchange as the runner gets it. */
