@@ -10,7 +10,7 @@ import type {
 } from '../../templates/template-types.ts';
 import { type HttpRequestInit, type HttpResponseData, InvalidRequestError } from './http-client.ts';
 import { HttpProtocolResponse, httpEventValues, layerIsReused } from './http-parts.ts';
-import { splitRawUrl } from './http-url.ts';
+import { type RawUrl, splitRawUrl } from './http-url.ts';
 
 export class UnresolvedVariableError extends Error {
   constructor(readonly names: string[]) {
@@ -221,7 +221,8 @@ export async function executeHttpRequest(
 ): Promise<ProtocolResponse> {
   const first = buildHttpRequest(req, spec, vars);
   if (spec.waitMs) await sleep(spec.waitMs, undefined, { signal: ctx.signal });
-  const originHost = splitRawUrl(first.url).host;
+  const firstUrl = splitRawUrl(first.url);
+  const originHost = firstUrl.host;
   const maxSize =
     req.maxSize !== undefined ? Math.min(req.maxSize, ctx.maxResponseBytes) : ctx.maxResponseBytes;
   let init = first;
@@ -252,12 +253,13 @@ export async function executeHttpRequest(
     if (!next) break;
     init = next;
   }
-  return httpProtocolResponse(first, init, res, vars, wanted, layerIsReused(req, vars));
+  return httpProtocolResponse(first, firstUrl, init, res, vars, wanted, layerIsReused(req, vars));
 }
 
 /** The final response of an exchange as the runner gets it. */
 function httpProtocolResponse(
   first: HttpRequestInit,
+  firstUrl: Readonly<RawUrl>,
   init: HttpRequestInit,
   res: HttpResponseData,
   vars: Variables,
@@ -265,7 +267,6 @@ function httpProtocolResponse(
   reused: boolean,
 ): HttpProtocolResponse {
   const values = httpEventValues(init, res, vars, wanted, reused);
-  const firstUrl = splitRawUrl(first.url);
   const u = res.url === first.url ? firstUrl : splitRawUrl(res.url);
   const q = firstUrl.path.indexOf('?');
   return new HttpProtocolResponse(
