@@ -285,7 +285,9 @@ export async function runCluster(
   const members = cluster.cluster ?? [cluster];
   const state = newRunState(cluster, input, ctx);
   const req = cluster.requests[0] as CompiledRequest;
-  const layer = Object.create(state.history) as Variables;
+  // Nothing writes the layer the responses are built over (a cluster's request has no payloads;
+  // members extract into layers of their own, below): the run's history serves.
+  const layer = state.history;
   const runs = members.map((template) => {
     const req = template.requests[0] as CompiledRequest;
     // Each member reports and extracts on its own: its own fingerprints, its own variables.
@@ -333,7 +335,7 @@ export async function runCluster(
   return runs.map((run, i) => {
     const id = (members[i] as CompiledTemplate).id;
     return {
-      findings: uniqueFindings(run.ops.findings),
+      findings: run.ops.findings.length > 1 ? uniqueFindings(run.ops.findings) : run.ops.findings,
       errors: failure === undefined ? [...state.errors] : [...state.errors, `${id}: ${failure}`],
       requests: i === 0 ? requests : 0,
       incomplete: state.incomplete ? new Set(state.incomplete) : COMPLETE,
