@@ -1,8 +1,9 @@
 /**
- * Runs `fn` over a lazy source with at most `limit` tasks in flight and yields results as
- * tasks finish. Memory stays bounded by `limit` whatever the size of the source: a new task
- * starts only when the consumer asks for more (unlike lib/async's, which starts the next at
- * once and buffers what is not consumed yet). A failed task yields nothing.
+ * Runs `fn` over a lazy source with at most `limit` tasks in flight and yields each task's
+ * results (one list per task, as the task returned it) as tasks finish. Memory stays bounded by
+ * `limit` whatever the size of the source: a new task starts only when the consumer asks for
+ * more (unlike lib/async's, which starts the next at once and buffers what is not consumed
+ * yet). A failed task yields nothing.
  *
  * Finished tasks queue their results and wake the consumer (O(1) per task): racing the tasks
  * in flight (`Promise.race`) added a reaction to each of them per task, `limit` allocations
@@ -20,22 +21,20 @@ export function mapConcurrent<T, R>(
 const DONE: IteratorReturnResult<undefined> = Object.freeze({ value: undefined, done: true });
 
 /**
- * mapConcurrent's results. A plain iterator, not an async generator: it hands on one result
- * per template task, and a generator's suspend, resume and awaited yield cost more than the
- * rest of the hand-over (the same reasoning as http-protocol.ts's HttpResponses).
+ * mapConcurrent's results. A plain iterator, not an async generator: it hands on one list per
+ * template task (a cluster's members' items together), and a generator's suspend, resume and
+ * awaited yield cost more than the rest of the hand-over (the same reasoning as
+ * http-protocol.ts's HttpResponses).
  */
-export class ConcurrentResults<T, R> implements AsyncIterableIterator<R> {
+export class ConcurrentResults<T, R> implements AsyncIterableIterator<R[]> {
   /** Finished tasks' results, in finishing order; the first `taken` are taken. */
   private finished: R[][] = [];
   private taken = 0;
-  /** The results being handed on (taken from `finished`) and the position in them. */
-  private current: R[] = [];
-  private at = 0;
   private running = 0;
   private exhausted = false;
   private ended = false;
   /** The consumer waiting for a task to finish (one `next()` at a time, as for-await asks). */
-  private waiting: ((step: IteratorResult<R, undefined>) => void) | undefined;
+  private waiting: ((step: IteratorResult<R[], undefined>) => void) | undefined;
   private readonly settle = (results: R[]) => this.taskEnded(results);
   private readonly failed = () => this.taskEnded([]);
 
@@ -52,7 +51,7 @@ export class ConcurrentResults<T, R> implements AsyncIterableIterator<R> {
     return this;
   }
 
-  next(): Promise<IteratorResult<R, undefined>> {
+  next(): Promise<IteratorResult<R[], undefined>> {
     const step = this.step();
     if (step) return Promise.resolve(step);
     return new Promise((resolve) => {
@@ -61,30 +60,27 @@ export class ConcurrentResults<T, R> implements AsyncIterableIterator<R> {
   }
 
   /** The consumer stopped: nothing more starts, and what is in flight is not handed on. */
-  return(_value?: unknown): Promise<IteratorResult<R, undefined>> {
+  return(_value?: unknown): Promise<IteratorResult<R[], undefined>> {
     this.end();
     return Promise.resolve(DONE);
   }
 
-  /** The next result, the end, or undefined while tasks are still running. */
-  private step(): IteratorResult<R, undefined> | undefined {
-    while (!this.ended) {
-      if (this.at < this.current.length) return { value: this.current[this.at++] as R, done: false };
-      if (this.taken < this.finished.length) {
-        this.current = this.finished[this.taken] as R[];
-        this.finished[this.taken++] = [];
-        this.at = 0;
-        // A consumed prefix is dropped now and then, not on every task (shift is O(n)).
-        if (this.taken > 1024) {
-          this.finished.splice(0, this.taken);
-          this.taken = 0;
-        }
-        this.start();
-        continue;
+  /** The next task's results, the end, or undefined while tasks are still running. */
+  private step(): IteratorResult<R[], undefined> | undefined {
+    if (this.ended) return DONE;
+    if (this.taken < this.finished.length) {
+      const value = this.finished[this.taken] as R[];
+      this.finished[this.taken++] = [];
+      // A consumed prefix is dropped now and then, not on every task (shift is O(n)).
+      if (this.taken > 1024) {
+        this.finished.splice(0, this.taken);
+        this.taken = 0;
       }
-      if (this.running > 0) return undefined;
-      this.end();
+      this.start();
+      return { value, done: false };
     }
+    if (this.running > 0) return undefined;
+    this.end();
     return DONE;
   }
 
@@ -92,7 +88,6 @@ export class ConcurrentResults<T, R> implements AsyncIterableIterator<R> {
     this.ended = true;
     this.exhausted = true;
     this.finished = [];
-    this.current = [];
   }
 
   // A finished task's results count against the limit until they are taken.

@@ -207,7 +207,7 @@ export class TemplateScanner {
       while (ready.length > 0) yield { kind: 'finding' as const, finding: ready.shift() as TemplateFinding };
     };
     try {
-      for await (const item of mapConcurrent(
+      for await (const items of mapConcurrent(
         jobs,
         this.options.concurrency ?? 25,
         async (job) => {
@@ -228,7 +228,7 @@ export class TemplateScanner {
         },
         this.ctx.signal,
       )) {
-        yield item;
+        for (const item of items) yield item;
         if (ready.length > 0) yield* drain();
       }
       if (oob) {
