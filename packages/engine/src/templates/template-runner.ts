@@ -290,15 +290,16 @@ export async function runCluster(
   const layer = state.history;
   const runs = members.map((template) => {
     const req = template.requests[0] as CompiledRequest;
-    // Each member reports and extracts on its own: its own fingerprints, its own variables.
+    // Each member reports and extracts on its own: its own fingerprints, its own variables
+    // (layers of its own only when it writes any: named extractors).
     const own: TemplateRunState = {
       ...state,
       reported: undefined,
       lastReported: undefined,
-      vars: Object.create(state.vars),
+      vars: template.ownVariables ? (Object.create(state.vars) as Variables) : state.vars,
     };
     const ops = blockOperators(template, req, own);
-    ops.vars = Object.create(layer) as Variables;
+    ops.vars = template.ownVariables ? (Object.create(layer) as Variables) : layer;
     const stops = req.protocol === 'http' && req.stopAtFirstMatch;
     return { ops, stops, stopped: false, extracts: req.operators.extractors.length > 0 };
   });
