@@ -242,14 +242,25 @@ function newRunState(template: CompiledTemplate, input: string, ctx: RunContext)
   // Read-only when no variables are written (`ownVariables` says whether any are).
   const shared = variables as Variables;
   const vars = template.ownVariables ? (Object.create(shared) as Variables) : shared;
+  // Every field, set or not, in one order: one hidden class for every run's state (a field
+  // added later makes another, and a cluster member's copy of a state with several is slow).
   const state: TemplateRunState = {
     target,
     vars,
     // History sees the variables through its prototype, live; only indexed parts go in it.
     history: template.indexedParts.length > 0 ? (Object.create(vars) as Variables) : vars,
     counter: 0,
+    cookies: undefined,
     errors: [],
+    reported: undefined,
+    lastReported: undefined,
+    onceSent: undefined,
     httpParts: template.httpParts,
+    extracted: undefined,
+    incomplete: undefined,
+    oobIds: undefined,
+    deferred: undefined,
+    deferredDropped: undefined,
   };
   const oob = template.oob ? ctx.oob : undefined;
   const runIds: string[] = [];
