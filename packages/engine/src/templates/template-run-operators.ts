@@ -139,7 +139,7 @@ class BlockOperators {
     private readonly req: CompiledRequest,
     private readonly state: TemplateRunState,
   ) {
-    this.reportable = req.operators.matchers.some((m) => !m.internal);
+    this.reportable = req.operators.reportable;
   }
 
   extract(resp: ProtocolResponse, layer: Variables): OperatorEvent {

@@ -19,6 +19,8 @@ export interface TemplateInfo {
 export interface CompiledOperators {
   matchers: CompiledMatcher[];
   condition: 'and' | 'or';
+  /** A matcher that is not internal: a match makes findings. */
+  reportable: boolean;
   extractors: CompiledExtractor[];
   /** `wait_for(n)` in a DSL matcher: nuclei sleeps there before deciding; so do we (not blocking). */
   waitMs?: number;
