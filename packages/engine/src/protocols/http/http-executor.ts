@@ -73,7 +73,8 @@ export function buildHttpRequest(
   const sep = text.indexOf('\n\n');
   const head = sep < 0 ? text : text.slice(0, sep);
   const body = sep < 0 ? '' : text.slice(sep + 2);
-  const [requestLine = '', ...headerLines] = head.split('\n');
+  const lines = head.split('\n');
+  const requestLine = lines[0] ?? '';
   // As nuclei reads it: the method, then the target; what follows the target (the version,
   // a second version, a comment) is ignored. `GET HTTP/1.1` keeps the input's own path.
   const fields = requestLine.trim().split(/\s+/);
@@ -84,7 +85,8 @@ export function buildHttpRequest(
   let target = fields[1] as string;
   if (fields.length === 2 && target.includes('HTTP/')) target = '';
   const headers: Record<string, string> = {};
-  for (const line of headerLines) {
+  for (let l = 1; l < lines.length; l++) {
+    const line = lines[l] as string;
     const i = line.indexOf(':');
     if (i <= 0) continue;
     headers[line.slice(0, i).trim()] = line.slice(i + 1).trim();
