@@ -125,9 +125,11 @@ async function runBlock(
   // block whose values each combination overwrites (the same keys every time), so responses
   // built over it share one hidden class and lookups stay fast. A block without payloads or
   // call-back names writes in it only what its extractors also write in the variables: when
-  // nothing lies between (no history), the variables themselves serve.
+  // nothing lies between (no history), the variables themselves serve — for http. The network
+  // and ssl executors copy the layer's own values (a spread) into their scopes, so their blocks
+  // keep a layer of their own and see exactly what they saw before.
   const layer =
-    isEmpty(req.payloads) && !oob && state.history === state.vars
+    req.protocol === 'http' && isEmpty(req.payloads) && !oob && state.history === state.vars
       ? state.vars
       : (Object.create(state.history) as Variables);
   outer: for (const combo of payloadCombinations(req.payloads, req.attack)) {
