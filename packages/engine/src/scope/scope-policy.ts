@@ -53,10 +53,14 @@ export function classifyAddress(address: string): string {
   return range;
 }
 
+/** Decisions remembered per policy (bounded: full, it starts over). */
+const MAX_DECISIONS = 4096;
+
 export class ScopePolicy {
   private readonly allow: Cidr[] | null;
   private readonly deny: Cidr[];
   readonly allowPrivate: boolean;
+  private readonly decisions = new Map<string, Readonly<ScopeDecision>>();
 
   constructor(options: ScopePolicyOptions = {}) {
     this.allowPrivate = options.allowPrivate ?? false;
@@ -64,7 +68,22 @@ export class ScopePolicy {
     this.deny = (options.deny ?? DEFAULT_DENY).map(parseCidr);
   }
 
-  check(address: string): ScopeDecision {
+  /**
+   * Whether `address` may be contacted, and why not. Remembered per address (the policy never
+   * changes): deciding parses the address twice and walks ipaddr.js's range table, ~3 µs —
+   * paid on every template request and every port probed, mostly for the same few addresses.
+   */
+  check(address: string): Readonly<ScopeDecision> {
+    let decision = this.decisions.get(address);
+    if (decision === undefined) {
+      decision = this.decide(address);
+      if (this.decisions.size >= MAX_DECISIONS) this.decisions.clear();
+      this.decisions.set(address, decision);
+    }
+    return decision;
+  }
+
+  private decide(address: string): ScopeDecision {
     let addr: ipaddr.IPv4 | ipaddr.IPv6;
     let range: string;
     try {

@@ -94,13 +94,16 @@ type OperatorLists = Pick<CompiledOperators, 'matchers' | 'extractors'>;
  */
 class LazyOperators implements CompiledOperators {
   private compiled: WeakRef<OperatorLists>;
+  readonly reportable: boolean;
 
   constructor(
     private readonly build: () => OperatorLists,
     readonly condition: 'and' | 'or',
     readonly waitMs: number | undefined,
   ) {
-    this.compiled = new WeakRef(build());
+    const lists = build();
+    this.compiled = new WeakRef(lists);
+    this.reportable = lists.matchers.some((m) => !m.internal);
   }
 
   private lists(): OperatorLists {

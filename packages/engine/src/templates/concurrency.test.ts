@@ -9,17 +9,20 @@ describe('mapConcurrent (template tasks)', () => {
     let most = 0;
     const delays = [30, 5, 20, 1, 12, 8, 3, 25, 2, 16];
     const out: number[] = [];
-    for await (const n of mapConcurrent(delays.keys(), 3, async (i) => {
+    for await (const results of mapConcurrent(delays.keys(), 3, async (i) => {
       inFlight++;
       most = Math.max(most, inFlight);
       await new Promise((r) => setTimeout(r, delays[i]));
       inFlight--;
       if (i === 4) throw new Error('task failed');
       return [i, i + 100];
-    }))
-      out.push(n);
+    })) {
+      // Each task's results together, as one list.
+      if (results.length > 0) expect(results[1]).toBe((results[0] as number) + 100);
+      out.push(...results);
+    }
     expect(most).toBe(3);
-    // Every task's results together, none of the failed one's.
+    // Every task's results, none of the failed one's.
     expect(out.filter((n) => n < 100).sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 5, 6, 7, 8, 9]);
     for (const n of out.filter((v) => v < 100)) expect(out.indexOf(n + 100)).toBe(out.indexOf(n) + 1);
     // The short tasks first: task 1 (5 ms) ends before task 0 (30 ms).
@@ -45,7 +48,7 @@ describe('mapConcurrent (template tasks)', () => {
   it('starts nothing more once the signal aborts, and ends with the tasks in flight', async () => {
     const ac = new AbortController();
     const seen: number[] = [];
-    for await (const n of mapConcurrent(
+    for await (const results of mapConcurrent(
       [1, 2, 3, 4, 5, 6].values(),
       2,
       async (i) => {
@@ -55,7 +58,7 @@ describe('mapConcurrent (template tasks)', () => {
       },
       ac.signal,
     ))
-      seen.push(n);
+      seen.push(...results);
     expect(seen.sort()).toEqual([1, 2]);
   });
 });

@@ -9,20 +9,28 @@ function combination(names: string[], pick: (j: number) => string): Record<strin
   return out;
 }
 
+/** A request without payloads: one combination of no values (shared; never written). */
+const NO_PAYLOADS: readonly Record<string, string>[] = [Object.freeze({})];
+
 /**
  * Payload combinations as nuclei's attack modes define them:
  * batteringram — one value at a time in every position; pitchfork — the i-th value of
  * every set together; clusterbomb — every combination. Lazy, so large sets cost no memory.
+ * Without payloads (most requests: once per template run) no generator is made.
  */
-export function* payloadCombinations(
+export function payloadCombinations(
+  payloads: Record<string, string[]>,
+  attack: AttackType,
+): Iterable<Record<string, string>> {
+  for (const _name in payloads) return combinations(payloads, attack);
+  return NO_PAYLOADS;
+}
+
+function* combinations(
   payloads: Record<string, string[]>,
   attack: AttackType,
 ): Generator<Record<string, string>> {
   const names = Object.keys(payloads);
-  if (names.length === 0) {
-    yield {};
-    return;
-  }
   const lists = names.map((n) => payloads[n] ?? []);
   if (attack === 'batteringram') {
     const values = [...new Set(lists.flat())];

@@ -90,6 +90,9 @@ export function clusterTemplates(templates: CompiledTemplate[]): CompiledTemplat
       ...first,
       id: `cluster-${first.id}+${members.length - 1}`,
       indexedParts: [...new Set(members.flatMap((m) => m.indexedParts))],
+      // Members extract into variables of their own (runCluster): the run writes only the
+      // template variables they share.
+      ownVariables: first.variables.length > 0,
       cluster: members,
     };
     if (parts) cluster.httpParts = parts;

@@ -270,6 +270,10 @@ export function compileTemplateDoc(
     requests,
     protocols: new Set(requests.map((r) => r.protocol)),
     indexedParts: indexedPartsOf(words),
+    ownVariables:
+      variables.length > 0 ||
+      doc.flow !== undefined ||
+      requests.some((r) => r.operators.extractors.some((e) => e.name !== undefined)),
     httpParts: httpPartsOf(lowered),
   };
   if (doc.flow !== undefined) template.flow = compileTemplateFlow(doc.flow);

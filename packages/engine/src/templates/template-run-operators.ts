@@ -63,6 +63,7 @@ function buildFinding(
   if (last && last[0] === name && last[1] === resp.endpoint && last[2] === resp.path) return undefined;
   state.lastReported = [name, resp.endpoint, resp.path];
   const key = `${name}\u0000${resp.endpoint}\u0000${resp.path}`;
+  state.reported ??= new Set();
   if (state.reported.has(key)) return undefined;
   state.reported.add(key);
   const fingerprint = findingFingerprint(template.id, matcherName, resp.endpoint, resp.path);
@@ -138,7 +139,7 @@ class BlockOperators {
     private readonly req: CompiledRequest,
     private readonly state: TemplateRunState,
   ) {
-    this.reportable = req.operators.matchers.some((m) => !m.internal);
+    this.reportable = req.operators.reportable;
   }
 
   extract(resp: ProtocolResponse, layer: Variables): OperatorEvent {

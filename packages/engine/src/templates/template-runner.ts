@@ -41,20 +41,23 @@ export interface TemplateRunState {
   /** Parts of earlier responses, suffixed with their request number (`body_1`). */
   history: Variables;
   counter: number;
-  cookies: Map<string, string>;
+  // The collections below are made when first written: most runs (one request, no match)
+  // write none of them, and four empty collections cost more than the rest of a run's state.
+  /** The cookie jar of requests with `cookie-reuse`. */
+  cookies?: Map<string, string>;
   errors: string[];
   /** Fingerprints already reported in this run. */
-  reported: Set<string>;
+  reported?: Set<string>;
   /** The last of them as matcher name, endpoint and path. */
   lastReported?: [string, string, string];
   /** `@once` raw requests already sent in this run (request index:spec index). */
-  onceSent: Set<string>;
+  onceSent?: Set<string>;
   /** Derived http parts the template can read (undefined: all). */
   httpParts?: HttpPartsWanted | undefined;
   /** Every value each named extractor found (a flow reads `template.name` as this list). */
   extracted?: Map<string, string[]>;
   /** Why part of this run did not happen (a request refused or unanswered, the host skipped). */
-  incomplete: Set<IncompleteReason>;
+  incomplete?: Set<IncompleteReason>;
   /** Call-back ids minted for the template's variables (every waiting response carries them). */
   oobIds?: string[];
   /** Responses whose match waits for out-of-band call-backs. */
@@ -75,9 +78,18 @@ export interface TemplateRunResult {
   findings: TemplateFinding[];
   errors: string[];
   requests: number;
-  incomplete: Set<IncompleteReason>;
+  incomplete: ReadonlySet<IncompleteReason>;
   /** Responses waiting for out-of-band call-backs (the scanner waits for them). */
   pending?: OobPending;
+}
+
+/** The reasons of a run that ran to the end (shared; never written). */
+const COMPLETE: ReadonlySet<IncompleteReason> = new Set();
+
+/** Notes why part of a run did not happen. */
+export function noteIncomplete(state: TemplateRunState, reason: IncompleteReason): void {
+  state.incomplete ??= new Set();
+  state.incomplete.add(reason);
 }
 
 // Indexed parts (`body_2`) are kept for the first requests of a template run only: that is
@@ -111,8 +123,15 @@ async function runBlock(
   const allExtracted: string[] = [];
   // Payload values over earlier responses' indexed parts over the variables: one layer per
   // block whose values each combination overwrites (the same keys every time), so responses
-  // built over it share one hidden class and lookups stay fast.
-  const layer = Object.create(state.history) as Variables;
+  // built over it share one hidden class and lookups stay fast. A block without payloads or
+  // call-back names writes in it only what its extractors also write in the variables: when
+  // nothing lies between (no history), the variables themselves serve — for http. The network
+  // and ssl executors copy the layer's own values (a spread) into their scopes, so their blocks
+  // keep a layer of their own and see exactly what they saw before.
+  const layer =
+    req.protocol === 'http' && isEmpty(req.payloads) && !oob && state.history === state.vars
+      ? state.vars
+      : (Object.create(state.history) as Variables);
   outer: for (const combo of payloadCombinations(req.payloads, req.attack)) {
     // Out-of-band: every marker of this combination gets its own call-back name.
     const { sent, values, names } = oob
@@ -191,6 +210,16 @@ async function runBlock(
   return { matched: matchedAny, findings: ops.findings };
 }
 
+function isEmpty(record: Record<string, unknown>): boolean {
+  for (const _key in record) return false;
+  return true;
+}
+
+/** One finding per fingerprint (the first). */
+function uniqueFindings(findings: TemplateFinding[]): TemplateFinding[] {
+  return [...new Map(findings.map((f) => [f.fingerprint, f])).values()];
+}
+
 const FLOW_PART = /^(http|dns|tcp|network|ssl)_(\d+)_([A-Za-z][A-Za-z0-9_]*)$/;
 
 const PROTOCOL_ALIASES: Record<string, CompiledRequest['protocol']> = {
@@ -201,22 +230,39 @@ const PROTOCOL_ALIASES: Record<string, CompiledRequest['protocol']> = {
   ssl: 'ssl',
 };
 
-/** A template run's state before its first request: target and template variables. */
+/**
+ * A template run's state before its first request: target and template variables.
+ *
+ * Layers (history over the variables over the input's) are made only for a run that writes
+ * them. Most runs write none: they read the input's shared variables, and the response parts
+ * built over them have the same prototype in every run against that input. A fresh object made
+ * a prototype per run gave every response a hidden class of its own, and every property read
+ * on it (interpolation, matchers) missed V8's caches.
+ */
 function newRunState(template: CompiledTemplate, input: string, ctx: RunContext): TemplateRunState {
   const { target, variables } = preparedTarget(input);
-  // Null-prototype layers: history sees the variables through its prototype, live.
-  const vars = Object.assign(Object.create(null) as Variables, variables);
+  // Read-only when no variables are written (`ownVariables` says whether any are).
+  const shared = variables as Variables;
+  const vars = template.ownVariables ? (Object.create(shared) as Variables) : shared;
+  // Every field, set or not, in one order: one hidden class for every run's state (a field
+  // added later makes another, and a cluster member's copy of a state with several is slow).
   const state: TemplateRunState = {
     target,
     vars,
-    history: Object.create(vars) as Variables,
+    // History sees the variables through its prototype, live; only indexed parts go in it.
+    history: template.indexedParts.length > 0 ? (Object.create(vars) as Variables) : vars,
     counter: 0,
-    cookies: new Map(),
+    cookies: undefined,
     errors: [],
-    reported: new Set(),
-    onceSent: new Set(),
+    reported: undefined,
+    lastReported: undefined,
+    onceSent: undefined,
     httpParts: template.httpParts,
-    incomplete: new Set(),
+    extracted: undefined,
+    incomplete: undefined,
+    oobIds: undefined,
+    deferred: undefined,
+    deferredDropped: undefined,
   };
   const oob = template.oob ? ctx.oob : undefined;
   const runIds: string[] = [];
@@ -252,18 +298,21 @@ export async function runCluster(
   const members = cluster.cluster ?? [cluster];
   const state = newRunState(cluster, input, ctx);
   const req = cluster.requests[0] as CompiledRequest;
-  const layer = Object.create(state.history) as Variables;
+  // Nothing writes the layer the responses are built over (a cluster's request has no payloads;
+  // members extract into layers of their own, below): the run's history serves.
+  const layer = state.history;
   const runs = members.map((template) => {
     const req = template.requests[0] as CompiledRequest;
-    // Each member reports and extracts on its own: its own fingerprints, its own variables.
+    // Each member reports and extracts on its own: its own fingerprints, its own variables
+    // (layers of its own only when it writes any: named extractors).
     const own: TemplateRunState = {
       ...state,
-      reported: new Set(),
+      reported: undefined,
       lastReported: undefined,
-      vars: Object.create(state.vars),
+      vars: template.ownVariables ? (Object.create(state.vars) as Variables) : state.vars,
     };
     const ops = blockOperators(template, req, own);
-    ops.vars = Object.create(layer) as Variables;
+    ops.vars = template.ownVariables ? (Object.create(layer) as Variables) : layer;
     const stops = req.protocol === 'http' && req.stopAtFirstMatch;
     return { ops, stops, stopped: false, extracts: req.operators.extractors.length > 0 };
   });
@@ -293,18 +342,17 @@ export async function runCluster(
         if (open === 0) break;
       }
     } catch (err) {
-      if (err instanceof HostSkippedError) state.incomplete.add('host_unresponsive');
+      if (err instanceof HostSkippedError) noteIncomplete(state, 'host_unresponsive');
       failure = (err as Error).message;
     }
   }
   return runs.map((run, i) => {
-    const unique = new Map(run.ops.findings.map((f) => [f.fingerprint, f]));
     const id = (members[i] as CompiledTemplate).id;
     return {
-      findings: [...unique.values()],
+      findings: run.ops.findings.length > 1 ? uniqueFindings(run.ops.findings) : run.ops.findings,
       errors: failure === undefined ? [...state.errors] : [...state.errors, `${id}: ${failure}`],
       requests: i === 0 ? requests : 0,
-      incomplete: new Set(state.incomplete),
+      incomplete: state.incomplete ? new Set(state.incomplete) : COMPLETE,
     };
   });
 }
@@ -366,16 +414,15 @@ export async function runTemplate(
       }
     }
   } catch (err) {
-    if (err instanceof HostSkippedError) state.incomplete.add('host_unresponsive');
+    if (err instanceof HostSkippedError) noteIncomplete(state, 'host_unresponsive');
     state.errors.push(`${template.id}: ${(err as Error).message}`);
   }
-  // One finding per fingerprint.
-  const unique = new Map(findings.map((f) => [f.fingerprint, f]));
-  return {
-    findings: [...unique.values()],
+  const result: TemplateRunResult = {
+    findings: findings.length > 1 ? uniqueFindings(findings) : findings,
     errors: state.errors,
     requests: counter.requests,
-    incomplete: state.incomplete,
-    ...(state.deferred?.length ? { pending: oobPending(template, state, state.deferred) } : {}),
+    incomplete: state.incomplete ?? COMPLETE,
   };
+  if (state.deferred?.length) result.pending = oobPending(template, state, state.deferred);
+  return result;
 }

@@ -86,6 +86,11 @@ export interface TemplateJob {
   input: string;
 }
 
+/** What `runWithProgress` yields: a finding, or a finished template × input task. */
+export type ProgressItem =
+  | { kind: 'finding'; finding: TemplateFinding }
+  | { kind: 'task'; done: number; job: TemplateJob; errors: string[] };
+
 /**
  * Inputs in batches, templates outer within a batch: each host sees its templates spread
  * over time (politeness), while only one batch of hosts has open connections and state at a
@@ -185,12 +190,7 @@ export class TemplateScanner {
   }
 
   /** Like `run`, also reporting each finished template × input task (for progress and watchdogs). */
-  async *runWithProgress(
-    jobs: Iterable<TemplateJob>,
-  ): AsyncGenerator<
-    | { kind: 'finding'; finding: TemplateFinding }
-    | { kind: 'task'; done: number; job: TemplateJob; errors: string[] }
-  > {
+  async *runWithProgress(jobs: Iterable<TemplateJob>): AsyncGenerator<ProgressItem> {
     // Runs waiting for out-of-band call-backs do not hold a task slot: their findings are
     // handed out as their waits end, between tasks and after the last one.
     const waiting = new Set<Promise<void>>();
@@ -209,24 +209,29 @@ export class TemplateScanner {
       while (ready.length > 0) yield { kind: 'finding' as const, finding: ready.shift() as TemplateFinding };
     };
     try {
-      for await (const item of mapConcurrent(
+      for await (const items of mapConcurrent(
         jobs,
         this.options.concurrency ?? 25,
         async (job) => {
-          // A cluster is one run for its members: one task each.
           const members = job.template.cluster;
-          const results = members
-            ? await runCluster(job.template, job.input, this.ctx, this.executors)
-            : [await runTemplate(job.template, job.input, this.ctx, this.executors)];
-          for (const r of results) if (r.pending) wait(r.pending);
-          return results.flatMap((r, i) =>
-            this.finished(members ? { template: members[i] as CompiledTemplate, input: job.input } : job, r),
-          );
+          if (!members) {
+            const r = await runTemplate(job.template, job.input, this.ctx, this.executors);
+            if (r.pending) wait(r.pending);
+            return this.finished(job, r, []);
+          }
+          // A cluster is one run for its members: one task each.
+          const results = await runCluster(job.template, job.input, this.ctx, this.executors);
+          const items: ProgressItem[] = [];
+          results.forEach((r, i) => {
+            if (r.pending) wait(r.pending);
+            this.finished({ template: members[i] as CompiledTemplate, input: job.input }, r, items);
+          });
+          return items;
         },
         this.ctx.signal,
       )) {
-        yield item;
-        yield* drain();
+        for (const item of items) yield item;
+        if (ready.length > 0) yield* drain();
       }
       if (oob) {
         while (waiting.size > 0) {
@@ -245,8 +250,8 @@ export class TemplateScanner {
     }
   }
 
-  /** Counts one finished template × input task; its findings, then the task itself. */
-  private finished(job: TemplateJob, r: TemplateRunResult) {
+  /** Counts one finished template × input task; its findings, then the task itself, go into `items`. */
+  private finished(job: TemplateJob, r: TemplateRunResult, items: ProgressItem[]): ProgressItem[] {
     this.summary.tasks++;
     this.summary.requests += r.requests;
     this.summary.errors += r.errors.length;
@@ -254,10 +259,9 @@ export class TemplateScanner {
     for (const reason of r.incomplete)
       this.summary.incomplete[reason] = (this.summary.incomplete[reason] ?? 0) + 1;
     for (const e of r.errors) this.ctx.log('warn', e);
-    return [
-      ...r.findings.map((finding) => ({ kind: 'finding' as const, finding })),
-      { kind: 'task' as const, done: this.summary.tasks, job, errors: r.errors },
-    ];
+    for (const finding of r.findings) items.push({ kind: 'finding', finding });
+    items.push({ kind: 'task', done: this.summary.tasks, job, errors: r.errors });
+    return items;
   }
 
   async close(): Promise<void> {

@@ -19,6 +19,8 @@ export interface TemplateInfo {
 export interface CompiledOperators {
   matchers: CompiledMatcher[];
   condition: 'and' | 'or';
+  /** A matcher that is not internal: a match makes findings. */
+  reportable: boolean;
   extractors: CompiledExtractor[];
   /** `wait_for(n)` in a DSL matcher: nuclei sleeps there before deciding; so do we (not blocking). */
   waitMs?: number;
@@ -134,6 +136,11 @@ export interface CompiledTemplate {
    * in its text. Only these are kept from earlier responses — most templates keep none.
    */
   indexedParts: string[];
+  /**
+   * A run writes variables of its own: template variables, named extractors or a flow. A run
+   * that writes none reads its input's variables as they are (see `newRunState`).
+   */
+  ownVariables: boolean;
   /**
    * The derived http parts the template can read (every word of its text, lowercased, with
    * `_N` suffixes stripped): parts it never names are not built per response. Undefined:

@@ -37,9 +37,26 @@ export interface CompiledMatcher {
   match(event: OperatorEvent): MatchResult;
 }
 
-function combine(results: boolean[], condition: 'and' | 'or'): boolean {
-  if (results.length === 0) return false;
-  return condition === 'and' ? results.every(Boolean) : results.some(Boolean);
+const NOTHING: string[] = Object.freeze([]) as unknown as string[];
+// Results without values are shared (frozen): matchers run on every response of every template.
+const HIT: MatchResult = Object.freeze({ matched: true, values: NOTHING });
+const MISS: MatchResult = Object.freeze({ matched: false, values: NOTHING });
+
+/** The result with `values` when there are any. */
+function result(matched: boolean, values?: string[]): MatchResult {
+  if (values !== undefined && values.length > 0) return { matched, values };
+  return matched ? HIT : MISS;
+}
+
+/** Every test run (none skipped), then `and`/`or` over them. */
+function combineEach<T>(items: readonly T[], condition: 'and' | 'or', test: (item: T) => boolean): boolean {
+  let all = items.length > 0;
+  let any = false;
+  for (let i = 0; i < items.length; i++) {
+    if (test(items[i] as T)) any = true;
+    else all = false;
+  }
+  return condition === 'and' ? all : any;
 }
 
 function partBytes(event: OperatorEvent, part: string | undefined): Buffer {
@@ -60,14 +77,14 @@ export function compileMatcher(def: MatcherDef, field = 'matchers'): CompiledMat
     internal: def.internal === true,
     match: (event) => {
       const r = fn(event);
-      return negative ? { matched: !r.matched, values: r.matched ? [] : r.values } : r;
+      return negative ? (r.matched ? MISS : result(true, r.values)) : r;
     },
   });
   switch (def.type) {
     case 'word': {
       if (!Array.isArray(def.words)) throw new OperatorCompileError(`${field}.words`, 'no words');
       // nuclei loads a word matcher without words; it never matches.
-      if (def.words.length === 0) return wrap(() => ({ matched: false, values: [] }));
+      if (def.words.length === 0) return wrap(() => MISS);
       const words = def.words.map((w) => {
         const s = String(w);
         return def.encoding === 'hex' ? Buffer.from(s, 'hex').toString('latin1') : s;
@@ -77,7 +94,7 @@ export function compileMatcher(def: MatcherDef, field = 'matchers'): CompiledMat
       return wrap((event) => {
         let text = partAsString(readPart(event, def.part));
         if (ci) text = text.toLowerCase();
-        const found: string[] = [];
+        let found: string[] | undefined;
         // Every word is tried (all hits are reported); `and` needs all, `or` one.
         let all = true;
         let any = false;
@@ -88,12 +105,13 @@ export function compileMatcher(def: MatcherDef, field = 'matchers'): CompiledMat
             if (ci) word = word.toLowerCase();
           } else word = ci ? (lowered[i] as string) : (words[i] as string);
           if (text.includes(word)) {
+            found ??= [];
             found.push(word);
             any = true;
           } else all = false;
         }
         const matched = condition === 'and' ? all : any;
-        return { matched, values: matched || matchAll ? found : [] };
+        return result(matched, matched || matchAll ? found : undefined);
       });
     }
     case 'regex': {
@@ -109,7 +127,7 @@ export function compileMatcher(def: MatcherDef, field = 'matchers'): CompiledMat
       return wrap((event) => {
         const text = partAsString(readPart(event, def.part));
         const found: string[] = [];
-        const results = res.map((re) => {
+        const matched = combineEach(res, condition, (re) => {
           if (matchAll) {
             const g = new RegExp(re.source, re.flags.includes('g') ? re.flags : `${re.flags}g`);
             const all = [...text.matchAll(g)].map((m) => m[0]);
@@ -120,8 +138,7 @@ export function compileMatcher(def: MatcherDef, field = 'matchers'): CompiledMat
           if (m) found.push(m[0]);
           return m !== null;
         });
-        const matched = combine(results, condition);
-        return { matched, values: matched ? found : [] };
+        return result(matched, matched ? found : undefined);
       });
     }
     case 'status': {
@@ -131,7 +148,7 @@ export function compileMatcher(def: MatcherDef, field = 'matchers'): CompiledMat
       return wrap((event) => {
         const v = readPart(event, 'status_code');
         const code = Number(v);
-        return { matched: codes.includes(code), values: [] };
+        return codes.includes(code) ? HIT : MISS;
       });
     }
     case 'size': {
@@ -141,7 +158,7 @@ export function compileMatcher(def: MatcherDef, field = 'matchers'): CompiledMat
       return wrap((event) => {
         const v = readPart(event, def.part === undefined ? 'content_length' : def.part);
         const n = typeof v === 'number' ? v : Buffer.byteLength(partAsString(v));
-        return { matched: sizes.includes(n), values: [] };
+        return sizes.includes(n) ? HIT : MISS;
       });
     }
     case 'binary': {
@@ -156,13 +173,12 @@ export function compileMatcher(def: MatcherDef, field = 'matchers'): CompiledMat
       return wrap((event) => {
         const bytes = partBytes(event, def.part);
         const found: string[] = [];
-        const results = needles.map((n) => {
+        const matched = combineEach(needles, condition, (n) => {
           const hit = bytes.includes(n);
           if (hit) found.push(n.toString('hex'));
           return hit;
         });
-        const matched = combine(results, condition);
-        return { matched, values: matched ? found : [] };
+        return result(matched, matched ? found : undefined);
       });
     }
     case 'dsl': {
@@ -176,8 +192,7 @@ export function compileMatcher(def: MatcherDef, field = 'matchers'): CompiledMat
         }
       });
       return wrap((event) => {
-        const results = exprs.map((e) => e.test(event.values));
-        return { matched: combine(results, condition), values: [] };
+        return combineEach(exprs, condition, (e) => e.test(event.values)) ? HIT : MISS;
       });
     }
     case 'xpath': {
@@ -192,8 +207,7 @@ export function compileMatcher(def: MatcherDef, field = 'matchers'): CompiledMat
       });
       return wrap((event) => {
         const text = partAsString(readPart(event, def.part));
-        const results = queries.map((q) => q.select(text).length > 0);
-        return { matched: combine(results, condition), values: [] };
+        return combineEach(queries, condition, (q) => q.select(text).length > 0) ? HIT : MISS;
       });
     }
     default: {
@@ -210,7 +224,6 @@ export interface MatchersOutcome {
   values: string[];
 }
 
-const NOTHING: string[] = Object.freeze([]) as unknown as string[];
 const NO_MATCH: MatchersOutcome = Object.freeze({ matched: false, names: NOTHING, values: NOTHING });
 
 /**

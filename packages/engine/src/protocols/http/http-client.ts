@@ -3,7 +3,7 @@ import type { LookupFunction } from 'node:net';
 import type { Dispatcher } from 'undici';
 import { GuardList, guardedPromise, RequestGuard } from './http-request-guard.ts';
 import { canonicalHeaderName, ResponseCollector, STATUS_TEXT, TOKEN } from './http-response-collector.ts';
-import { encodeRequestTarget, splitRawUrl } from './http-url.ts';
+import { encodeRequestTarget, type RawUrl, splitRawUrl } from './http-url.ts';
 import { OriginPools } from './origin-pools.ts';
 import { type RawHttpResponse, rawHttpExchange } from './raw-http-client.ts';
 
@@ -110,9 +110,9 @@ function headerValueBytes(value: string): string | undefined {
 }
 
 /** The path and headers undici will accept, or an InvalidRequestError before any traffic. */
-function prepareRequest(init: HttpRequestInit): PreparedRequest {
+function prepareRequest(init: HttpRequestInit, url: Readonly<RawUrl>): PreparedRequest {
   if (!TOKEN.test(init.method)) throw new InvalidRequestError(`invalid request method '${init.method}'`);
-  const path = encodeRequestTarget(splitRawUrl(init.url).path);
+  const path = encodeRequestTarget(url.path);
   // The caller's headers as they are unless one must change (undici does not change them).
   let headers = init.headers;
   let copied = false;
@@ -197,8 +197,10 @@ export class HttpClient {
     maxBytes = this.maxResponseBytes,
   ): Promise<HttpResponseData> {
     let prepared: PreparedRequest;
+    let url: Readonly<RawUrl>;
     try {
-      prepared = prepareRequest(init);
+      url = splitRawUrl(init.url);
+      prepared = prepareRequest(init, url);
     } catch (err) {
       return Promise.reject(err);
     }
@@ -208,7 +210,7 @@ export class HttpClient {
     const guard = new RequestGuard(this.inflight, started + timeoutMs, timeoutMs, signal);
     const promise = guardedPromise(guard);
     this.inflight.add(guard);
-    void this.exchange(init, prepared, guard, maxBytes, started);
+    void this.exchange(init, url.origin, prepared, guard, maxBytes, started);
     return promise;
   }
 
@@ -218,6 +220,7 @@ export class HttpClient {
    */
   private exchange(
     init: HttpRequestInit,
+    origin: string,
     prepared: PreparedRequest,
     guard: RequestGuard,
     maxBytes: number,
@@ -226,7 +229,7 @@ export class HttpClient {
     // dispatch sends the path as given: path-traversal checks need `/.%2e/` and `/../` to
     // reach the server unnormalised.
     const options: Dispatcher.DispatchOptions = {
-      origin: splitRawUrl(init.url).origin,
+      origin,
       path: prepared.path,
       method: init.method as Dispatcher.HttpMethod,
       headers: prepared.headers,

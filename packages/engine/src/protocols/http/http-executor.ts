@@ -10,7 +10,7 @@ import type {
 } from '../../templates/template-types.ts';
 import { type HttpRequestInit, type HttpResponseData, InvalidRequestError } from './http-client.ts';
 import { HttpProtocolResponse, httpEventValues, layerIsReused } from './http-parts.ts';
-import { splitRawUrl } from './http-url.ts';
+import { type RawUrl, splitRawUrl } from './http-url.ts';
 
 export class UnresolvedVariableError extends Error {
   constructor(readonly names: string[]) {
@@ -73,7 +73,8 @@ export function buildHttpRequest(
   const sep = text.indexOf('\n\n');
   const head = sep < 0 ? text : text.slice(0, sep);
   const body = sep < 0 ? '' : text.slice(sep + 2);
-  const [requestLine = '', ...headerLines] = head.split('\n');
+  const lines = head.split('\n');
+  const requestLine = lines[0] ?? '';
   // As nuclei reads it: the method, then the target; what follows the target (the version,
   // a second version, a comment) is ignored. `GET HTTP/1.1` keeps the input's own path.
   const fields = requestLine.trim().split(/\s+/);
@@ -84,7 +85,8 @@ export function buildHttpRequest(
   let target = fields[1] as string;
   if (fields.length === 2 && target.includes('HTTP/')) target = '';
   const headers: Record<string, string> = {};
-  for (const line of headerLines) {
+  for (let l = 1; l < lines.length; l++) {
+    const line = lines[l] as string;
     const i = line.indexOf(':');
     if (i <= 0) continue;
     headers[line.slice(0, i).trim()] = line.slice(i + 1).trim();
@@ -221,7 +223,8 @@ export async function executeHttpRequest(
 ): Promise<ProtocolResponse> {
   const first = buildHttpRequest(req, spec, vars);
   if (spec.waitMs) await sleep(spec.waitMs, undefined, { signal: ctx.signal });
-  const originHost = splitRawUrl(first.url).host;
+  const firstUrl = splitRawUrl(first.url);
+  const originHost = firstUrl.host;
   const maxSize =
     req.maxSize !== undefined ? Math.min(req.maxSize, ctx.maxResponseBytes) : ctx.maxResponseBytes;
   let init = first;
@@ -252,12 +255,13 @@ export async function executeHttpRequest(
     if (!next) break;
     init = next;
   }
-  return httpProtocolResponse(first, init, res, vars, wanted, layerIsReused(req));
+  return httpProtocolResponse(first, firstUrl, init, res, vars, wanted, layerIsReused(req, vars));
 }
 
 /** The final response of an exchange as the runner gets it. */
 function httpProtocolResponse(
   first: HttpRequestInit,
+  firstUrl: Readonly<RawUrl>,
   init: HttpRequestInit,
   res: HttpResponseData,
   vars: Variables,
@@ -265,7 +269,6 @@ function httpProtocolResponse(
   reused: boolean,
 ): HttpProtocolResponse {
   const values = httpEventValues(init, res, vars, wanted, reused);
-  const firstUrl = splitRawUrl(first.url);
   const u = res.url === first.url ? firstUrl : splitRawUrl(res.url);
   const q = firstUrl.path.indexOf('?');
   return new HttpProtocolResponse(

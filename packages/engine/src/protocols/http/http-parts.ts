@@ -1,6 +1,7 @@
 import { maskSecrets, toCurl, truncate } from '../../findings/evidence.ts';
 import type { DslValue } from '../../operators/dsl/dsl-functions.ts';
 import type { ProtocolResponse, Variables } from '../../templates/run-types.ts';
+import { isReusedInputVariables } from '../../templates/target-variables.ts';
 import type { CompiledHttpRequest, HttpPartsWanted } from '../../templates/template-types.ts';
 import type { HttpRequestInit, HttpResponseData } from './http-client.ts';
 import { encodeRequestTarget, splitRawUrl } from './http-url.ts';
@@ -41,13 +42,14 @@ function headerPart(name: string): string {
 const TITLE = /<title[^>]*>([\s\S]*?)<\/title>/i;
 
 /**
- * Whether many responses of a request block are built over its one variables layer (a payload
- * loop, or many specs): see `httpEventValues`.
+ * Whether many responses are built over `layer`: a request block's own layer in a payload loop
+ * or with many specs, or the shared variables of an input many template runs read (those that
+ * write no variables of their own): see `httpEventValues`.
  */
-export function layerIsReused(req: CompiledHttpRequest): boolean {
+export function layerIsReused(req: CompiledHttpRequest, layer: Variables): boolean {
   if (req.specs.length > 4) return true;
   for (const _name in req.payloads) return true;
-  return false;
+  return isReusedInputVariables(layer);
 }
 
 /**
@@ -56,12 +58,13 @@ export function layerIsReused(req: CompiledHttpRequest): boolean {
  * the derived parts (`raw`/`response`, `request`, `header`/`all_headers`, `title`) are built only
  * when the template can read them (left undefined otherwise); the others are always there.
  *
- * Each template run has layers of its own, new prototypes to V8: every property added to an
- * object created over one makes a new hidden class (~0.7 µs each, ~12 µs for a response's
- * parts). Where the layer serves many responses (`reused`: a payload loop) that is paid once and
- * the parts are added over the layer directly; otherwise they go into a dictionary object first,
- * which is then put over the layer (one prototype change on a dictionary object: no hidden
- * classes) — a one-request template run, most of a real scan, costs ~5 µs less per request.
+ * A layer of a template run's own is a new prototype to V8: every property added to an object
+ * created over one makes a new hidden class (~0.7 µs each, ~12 µs for a response's parts).
+ * Where the layer serves many responses (`reused`: a payload loop, or an input's variables that
+ * every run against the input reads) that is paid once and the parts are added over the layer
+ * directly (fast properties, a fraction of a dictionary's bytes); otherwise they go into a
+ * dictionary object first, which is then put over the layer (one prototype change on a
+ * dictionary object: no hidden classes).
  */
 export function httpEventValues(
   init: HttpRequestInit,

@@ -304,6 +304,42 @@ http:
     expect(new Set(findings.map((f) => f.fingerprint)).size).toBe(2);
   });
 
+  it("keeps each run's variables its own: a template's own Path and extracted values never reach the next run on the input", async () => {
+    // Runs that write no variables read the input's shared ones (newRunState): a run that shadows
+    // a built-in or extracts a name must write over them, not into them.
+    const writer = compileOrThrow(
+      tpl(
+        'writer',
+        `variables:
+  Path: "/shadowed"
+http:
+  - path: ["{{BaseURL}}/echo?q={{Path}}"]
+    extractors:
+      - type: regex
+        name: Host
+        internal: true
+        regex: ["echo:[a-z/]+"]
+    matchers:
+      - type: word
+        words: ["echo:/shadowed"]
+`,
+      ),
+    );
+    const reader = compileOrThrow(
+      tpl(
+        'reader',
+        `http:
+  - path: ["{{BaseURL}}/echo?q=[{{Path}}]{{Host}}"]
+    matchers:
+      - type: word
+        words: ["echo:[]127.0.0.1"]
+`,
+      ),
+    );
+    expect([writer.ownVariables, reader.ownVariables]).toEqual([true, false]);
+    const { findings } = await scanAll([writer, reader], [srv.url], { concurrency: 1 });
+    expect(findings.map((f) => f.templateId).sort()).toEqual(['reader', 'writer']);
+  });
   it('caps the response size', async () => {
     const t = compileOrThrow(
       tpl(

@@ -136,7 +136,7 @@ export async function executeUnsafeHttpRequest(
     final = await politely(ctx, splitRawUrl(next).host, () => ctx.http.send(hopInit, ctx.signal, maxBytes));
     at = hopInit;
   }
-  const values = httpEventValues(at, final, vars, wanted, layerIsReused(req));
+  const values = httpEventValues(at, final, vars, wanted, layerIsReused(req, vars));
   if (!wanted || wanted.request) values.request = text;
   const q = u.path.indexOf('?');
   return new HttpProtocolResponse(

@@ -12,12 +12,14 @@ export interface RawUrl {
 }
 
 const AUTHORITY_CACHE_SIZE = 1024;
-const authorities = new Map<string, Omit<RawUrl, 'path'>>();
+// By scheme, keyed by the authority as written (no key string built per lookup).
+const authorities = { http: new Map<string, Authority>(), https: new Map<string, Authority>() };
+type Authority = Readonly<Omit<RawUrl, 'path'>>;
 
 /** Scheme and authority parsed once (WHATWG rules for the host), then served from a small cache. */
-function parseAuthority(scheme: 'http' | 'https', written: string): Omit<RawUrl, 'path'> {
-  const key = `${scheme}://${written}`;
-  const hit = authorities.get(key);
+function parseAuthority(scheme: 'http' | 'https', written: string): Authority {
+  const cache = authorities[scheme];
+  const hit = cache.get(written);
   if (hit) return hit;
   const authority = written.replace(/^[^@]*@/, '');
   const parsed = new URL(`${scheme}://${authority}/`);
@@ -32,22 +34,23 @@ function parseAuthority(scheme: 'http' | 'https', written: string): Omit<RawUrl,
     endpoint: `${hostname}:${port}`,
   };
   // Bounded: a scan of many hosts starts over rather than growing.
-  if (authorities.size >= AUTHORITY_CACHE_SIZE) authorities.clear();
-  authorities.set(key, value);
+  if (cache.size >= AUTHORITY_CACHE_SIZE) cache.clear();
+  cache.set(written, value);
   return value;
 }
 
 // The path runs to the fragment: spaces and other characters are encoded when sent.
 const RAW_URL = /^(https?):\/\/([^/?#\s]+)([^#]*)/i;
 const SPLIT_CACHE_SIZE = 512;
-const splits = new Map<string, RawUrl>();
+const splits = new Map<string, Readonly<RawUrl>>();
 
 /**
  * Splits a URL without the WHATWG normalisation that would resolve `..` and `%2e` segments.
  * A request's URL is split several times on its way (build, send, parts, evidence): the
- * answers of the last few hundred URLs are kept (frozen, shared).
+ * answers of the last few hundred URLs are kept (shared: read-only; not frozen, which cost
+ * more than the split).
  */
-export function splitRawUrl(url: string): RawUrl {
+export function splitRawUrl(url: string): Readonly<RawUrl> {
   const hit = splits.get(url);
   if (hit) return hit;
   const m = RAW_URL.exec(url.trim());
@@ -56,7 +59,7 @@ export function splitRawUrl(url: string): RawUrl {
   let path = m[3] ?? '';
   if (path === '' || path.startsWith('?')) path = `/${path}`;
   const a = parseAuthority(scheme, m[2] as string);
-  const value: RawUrl = Object.freeze({
+  const value: RawUrl = {
     scheme,
     origin: a.origin,
     path,
@@ -64,7 +67,7 @@ export function splitRawUrl(url: string): RawUrl {
     hostname: a.hostname,
     port: a.port,
     endpoint: a.endpoint,
-  });
+  };
   if (splits.size >= SPLIT_CACHE_SIZE) splits.clear();
   splits.set(url, value);
   return value;

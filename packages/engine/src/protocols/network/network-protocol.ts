@@ -5,7 +5,7 @@ import { interpolate } from '../../operators/dsl/dsl-interpolate.ts';
 import { JARM_HOST, JARM_VALUE } from '../../operators/dsl/dsl-interpreter.ts';
 import { HostSkippedError } from '../../templates/politeness.ts';
 import type { RunContext } from '../../templates/run-types.ts';
-import type { ProtocolExecutor } from '../../templates/template-runner.ts';
+import { noteIncomplete, type ProtocolExecutor } from '../../templates/template-runner.ts';
 import type { CompiledNetworkRequest } from '../../templates/template-types.ts';
 import { jarmFingerprint } from '../ssl/jarm.ts';
 
@@ -194,7 +194,7 @@ export const networkExecutor: ProtocolExecutor = async function* (req, vars, ctx
     const endpoint = `${addr.host}:${addr.port}`;
     // Only the input's own host, as nuclei scopes a template to its input.
     if (!ctx.allowOtherHosts && addr.host.toLowerCase() !== state.target.hostname.toLowerCase()) {
-      state.incomplete.add('invalid_request');
+      noteIncomplete(state, 'invalid_request');
       state.errors.push(`tcp ${endpoint}: out of scope (not the input's host)`);
       continue;
     }
