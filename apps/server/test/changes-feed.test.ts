@@ -52,7 +52,15 @@ async function page(app = t) {
   const sent: string[] = [];
   const db = drizzle(app.runtime.ctx.database.pool, { logger: { logQuery: (q) => sent.push(q) } });
   const memo = app.runtime.ctx.findingCounts.memo(userId);
-  const p = await listFindings(db as never, userId, body, { limit: 10, offset: 0 }, undefined, memo);
+  // Both handles log: a remembered total's few matches are read on the bitmap pool's handle.
+  const p = await listFindings(
+    { db: db as never, bitmapDb: db as never },
+    userId,
+    body,
+    { limit: 10, offset: 0 },
+    undefined,
+    memo,
+  );
   return { ...p, counted: sent.some((q) => /count\(\*\)/.test(q)) };
 }
 

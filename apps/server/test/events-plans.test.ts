@@ -133,13 +133,12 @@ describe('events round trips', () => {
     const sent: string[] = [];
     const db = drizzle(t.runtime.ctx.database.pool, { logger: { logQuery: (q) => sent.push(q) } });
     const page = await listFindings(
-      db as never,
+      { db: db as never, bitmapDb: db as never },
       userId,
       body,
       { limit, offset },
       scanId,
       counts,
-      db as never,
     );
     return { sent: sent.filter((q) => !/^\s*(begin|commit)\b/i.test(q)), page };
   }
@@ -246,24 +245,16 @@ describe('events round trips', () => {
         const page = { limit: EVENTS_PAGE_SIZE[r.body.scan_subclass], offset: r.offset ?? 0 };
         // Half the passes with a remembered total (the statements without the count).
         const counts = pass === 2 ? rememberAll() : undefined;
-        if (counts) await listFindings(drizzle(pool) as never, r.user, r.body, page, r.scanId, counts);
-        const fresh = await listFindings(
-          drizzle(pool) as never,
-          r.user,
-          r.body,
-          page,
-          r.scanId,
-          counts,
-          drizzle(pool) as never,
-        );
+        const freshHandles = () => ({ db: drizzle(pool) as never, bitmapDb: drizzle(pool) as never });
+        if (counts) await listFindings(freshHandles(), r.user, r.body, page, r.scanId, counts);
+        const fresh = await listFindings(freshHandles(), r.user, r.body, page, r.scanId, counts);
         const cached = await listFindings(
-          shared as never,
+          { db: shared as never, bitmapDb: sharedBitmap as never },
           r.user,
           r.body,
           page,
           r.scanId,
           counts,
-          sharedBitmap as never,
         );
         expect(cached, `${r.label} (pass ${pass}, ${r.user === userId ? 'first' : 'second'} user)`).toEqual(
           fresh,

@@ -189,7 +189,7 @@ export async function explainCase(
   const one = c.oneScan ? scanId : undefined;
   if (c.body.scan_subclass === 'exploit_db' && c.body.vulnerabilities_existence === 'without')
     await listTechnologiesWithoutCve(db as never, userId, c.body, page, one);
-  else await listFindings(db as never, userId, c.body, page, one, counts, bitmap as never);
+  else await listFindings({ db: db as never, bitmapDb: bitmap as never }, userId, c.body, page, one, counts);
   const client = await pool.connect();
   const out: ExplainedQuery[] = [];
   try {

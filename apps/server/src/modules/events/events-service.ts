@@ -221,13 +221,12 @@ export async function getAllEvents(
     return forPlan(plan, await withoutCve(ctx, userId, body, pageOf(body, q)));
   const counts = ctx.findingCounts.memo(userId, synced);
   const { rows, total, totalExact } = await repo.listFindings(
-    ctx.db,
+    ctx.database,
     userId,
     body,
     pageOf(body, q),
     undefined,
     counts,
-    ctx.database.bitmapDb,
   );
   return forPlan(plan, { items: rows.map(toEvent), total, total_exact: totalExact });
 }
@@ -248,15 +247,7 @@ export async function getOneScanEvents(
     filters.scan_subclass === 'exploit_db' && filters.vulnerabilities_existence === 'without'
       ? withoutCve(ctx, userId, filters as TAllEventsBody, pageOf(body, q), id)
       : repo
-          .listFindings(
-            ctx.db,
-            userId,
-            filters as TAllEventsBody,
-            pageOf(body, q),
-            id,
-            counts,
-            ctx.database.bitmapDb,
-          )
+          .listFindings(ctx.database, userId, filters as TAllEventsBody, pageOf(body, q), id, counts)
           .then(({ rows, total, totalExact }) => ({
             items: rows.map(toEvent),
             total,

@@ -103,9 +103,9 @@ interface FilterPlan {
 }
 
 /**
- * The SQL conditions of a request's filters. `bind` puts each value in: as a parameter, or as a
- * placeholder of a prepared statement — the conditions, and so the statement, are the same for
- * every request of the same shape (shapeKey) whatever its values.
+ * The SQL conditions of a request's filters, every value a placeholder (`bind`; the user and the
+ * scan bound already): the conditions, and so the statements, are the same for every request of
+ * the same shape (shapeKey) whatever its values.
  */
 function filterPlan(
   sub: Subclass,
@@ -261,16 +261,17 @@ export const preparedPageStatements = (db: DbOrTx) => PREPARED.size(db);
 /** A statement of a request, built on a handle (the pool, or a transaction) with its placeholders. */
 type Build<T> = (q: DbOrTx) => { prepare(name: string): Prepared<T> };
 
-/** One page of a user's findings of one subclass, optionally only those one scan saw. */
+/**
+ * One page of a user's findings of one subclass, optionally only those one scan saw. `bitmapDb`
+ * (Database.bitmapDb): a remembered total's few matches are read there, without a transaction.
+ */
 export async function listFindings(
-  db: DbOrTx,
+  { db, bitmapDb }: { db: DbOrTx; bitmapDb: DbOrTx },
   userId: string,
   body: TAllEventsBody,
   page: { limit: number; offset: number },
   scanId?: string,
   counts: CountMemo = NO_MEMO,
-  /** Database.bitmapDb: a remembered total's few matches are read there, without a transaction. */
-  bitmap?: DbOrTx,
 ): Promise<{ rows: FindingRow[]; total: number; totalExact: boolean }> {
   const none = { rows: [], total: 0, totalExact: true };
   const sub = body.scan_subclass;
@@ -445,45 +446,42 @@ export async function listFindings(
     };
     const sorted = (tx: DbOrTx) =>
       tx.execute(sql`set local enable_indexscan = off`).then(() => page_(runner(tx, false), 'page'));
-    // The matches read through their filters' indexes and sorted: one statement on the sessions
-    // planned without plain index scans, else a transaction that plans so for itself.
-    const sortedMatches = () => (bitmap ? page_(runner(bitmap, true), 'page') : db.transaction(sorted));
-    if (known !== undefined && known > CONTAINS_SORT_LIMIT) {
-      // A remembered total of many matches needs no planner setting (a contains filter's count
-      // stops at CONTAINS_SORT_LIMIT + 1: its index scans would be set on, as they are), so no
-      // transaction: the walk, then the sorted matches if the walk finds no page within its budget.
-      rows = (await walk(runner(db, true))) ?? (await sortedMatches());
-      counted = known;
-    } else if (known !== undefined && bitmap) {
-      // A remembered total of few matches: read and sorted in one statement.
-      rows = await sortedMatches();
+    // The matches read through their filters' indexes and sorted, in one statement on the
+    // sessions planned without plain index scans.
+    const sortedMatches = () => page_(runner(bitmapDb, true), 'page');
+    if (known !== undefined) {
+      // A remembered total needs no count and no transaction. Few matches are read and sorted;
+      // many need no planner setting (a contains filter's count stops at CONTAINS_SORT_LIMIT + 1:
+      // its index scans would be set on, as they are): the walk, then the sorted matches if the
+      // walk finds no page within its budget.
+      rows =
+        known <= CONTAINS_SORT_LIMIT
+          ? await sortedMatches()
+          : ((await walk(runner(db, true))) ?? (await sortedMatches()));
       counted = known;
     } else
       ({ rows, counted } = await db.transaction(async (tx) => {
         const run = runner(tx, false);
-        // Few matches: read them through the filter's index (bitmap) and sort them — walking the sort
-        // column's index could pass every finding of the user before the page fills when the matches
-        // cluster at the far end of the order (e-mail contains "user12" by add_ts: 70,085 rows). More:
-        // the walk finds a page soon enough. The count statement itself sets the index scans for the
-        // page that follows (off for few matches, on for many), saving a round trip per request; a
-        // remembered total sets them alone.
+        // The first request of these filters counts their matches. Few: read them through the
+        // filter's index (bitmap) and sort them — walking the sort column's index could pass every
+        // finding of the user before the page fills when the matches cluster at the far end of the
+        // order (e-mail contains "user12" by add_ts: 70,085 rows). More: the walk finds a page soon
+        // enough. The count statement itself sets the index scans for the page that follows (off
+        // for few matches, on for many), saving a round trip.
         const few = sql`case when n <= ${CONTAINS_SORT_LIMIT} then 'off' else 'on' end`;
         const settings = {
           indexScan: sql`set_config('enable_indexscan', ${few}, true)`,
           ...(contains ? { indexOnlyScan: sql`set_config('enable_indexonlyscan', ${few}, true)` } : {}),
         };
-        let n = known ?? 0;
-        if (known === undefined) {
-          // Index (and index-only) scans off: the filter's own index, read as a bitmap, counts the matches.
-          if (contains)
-            await tx.execute(
-              sql`select set_config('enable_indexscan', 'off', true), set_config('enable_indexonlyscan', 'off', true)`,
-            );
-          const [c] = await run('count+settings', (q) =>
-            q.select({ n: counted_, ...settings }).from(sql`(${countQuery}) c`),
+        // Index (and index-only) scans off: the filter's own index, read as a bitmap, counts the matches.
+        if (contains)
+          await tx.execute(
+            sql`select set_config('enable_indexscan', 'off', true), set_config('enable_indexonlyscan', 'off', true)`,
           );
-          n = c?.n ?? 0;
-        } else await run('settings', (q) => q.select(settings).from(sql`(select ${known}::int as n) c`));
+        const [c] = await run('count+settings', (q) =>
+          q.select({ n: counted_, ...settings }).from(sql`(${countQuery}) c`),
+        );
+        const n = c?.n ?? 0;
         if (n <= CONTAINS_SORT_LIMIT) return { rows: await page_(run, 'page'), counted: n };
         return { rows: (await walk(run)) ?? (await sorted(tx)), counted: n };
       }));
