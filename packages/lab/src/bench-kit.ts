@@ -38,20 +38,27 @@ const CLOCK_TICKS = (() => {
 })();
 
 /**
+ * A process's /proc stat fields after its command name (which is in parentheses and may hold
+ * spaces): the parent's pid is [1], utime and stime [11] and [12]; undefined when it is gone.
+ */
+function statFields(pid: number | string): string[] | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return undefined;
+  }
+}
+
+const cpuOf = (fields: string[]) => (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+
+/**
  * CPU seconds (user + system) a process has used so far, from /proc (Linux); undefined when the
  * process is gone or /proc is not there.
  */
 export function processCpuSeconds(pid: number | undefined): number | undefined {
-  if (pid === undefined) return undefined;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the command name, which is in parentheses and may hold spaces: utime and
-    // stime are the 14th and 15th fields of the line, the 12th and 13th after the name.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
-  } catch {
-    return undefined;
-  }
+  const fields = pid === undefined ? undefined : statFields(pid);
+  return fields && cpuOf(fields);
 }
 
 /**
@@ -59,20 +66,12 @@ export function processCpuSeconds(pid: number | undefined): number | undefined {
  * server: its postmaster and backends), from /proc; undefined without /proc or the process.
  */
 export function processTreeCpuSeconds(pid: number | undefined): number | undefined {
-  if (pid === undefined) return undefined;
-  const own = processCpuSeconds(pid);
-  if (own === undefined) return undefined;
-  let total = own;
+  let total = processCpuSeconds(pid);
+  if (total === undefined) return undefined;
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      // The parent's pid is the 4th field of the line, the 2nd after the name.
-      if (Number(fields[1]) === pid) total += (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
-    } catch {
-      // The process ended meanwhile.
-    }
+    const fields = statFields(entry);
+    if (fields && Number(fields[1]) === pid) total += cpuOf(fields);
   }
   return total;
 }
