@@ -2,7 +2,7 @@ import { SUBCLASS_OF_CLASS, type TAllEventsBody } from '@perimeter/contracts';
 import { type AnyColumn, and, asc, desc, eq, getTableColumns, inArray, type SQL, sql } from 'drizzle-orm';
 import { NO_MEMO } from '../../db/changes.ts';
 import type { DbOrTx } from '../../db/client.ts';
-import { Bindings, type Prepared, PreparedCache } from '../../db/prepared.ts';
+import { Bindings, mappedOnce, type Prepared, PreparedCache } from '../../db/prepared.ts';
 import {
   findingSightings,
   findingsExploitDb,
@@ -303,9 +303,10 @@ export async function listFindings(
   const runner =
     (q: DbOrTx, once: boolean) =>
     <T>(key: string, build: Build<T>): Promise<T> =>
-      (once ? PREPARED.get(q, `${key} ${shape}`, () => build(q).prepare('')) : build(q).prepare('')).execute(
-        b.values,
-      );
+      (once
+        ? PREPARED.get(q, `${key} ${shape}`, () => mappedOnce(build(q).prepare('')))
+        : build(q).prepare('')
+      ).execute(b.values);
   const where = and(...conditions);
   const columns: Record<string, AnyColumn> = SORT_COLUMNS[sub];
   const sortColumn: AnyColumn | undefined = body.sort_key

@@ -1,0 +1,112 @@
+import { desc, eq, getTableColumns, gt, sql } from 'drizzle-orm';
+import { drizzle } from 'drizzle-orm/node-postgres';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mappedOnce, type Prepared } from '../src/db/prepared.ts';
+import { FINDING_TABLES } from '../src/modules/findings/findings-repo.ts';
+import { createTestApp, type TestApp } from './support/app.ts';
+import { signUpWithBulkFindings } from './support/bulk-user.ts';
+
+/**
+ * mappedOnce (src/db/prepared.ts) runs Drizzle's prepared selects with the row mapping decided
+ * once per statement. It reads Drizzle's prepared query (drizzle-orm is pinned): these tests hold
+ * it to Drizzle's own execute on the real finding tables — every column type they have (uuid,
+ * text, integers, numeric, booleans, timestamps with and without values, jsonb, text arrays), the
+ * events pages' selections (whole rows; a row beside a count; a sort value and an id), the same
+ * logged statements and the same errors — and fail when a Drizzle upgrade changes what it reads
+ * (the statement would silently take Drizzle's slower path).
+ */
+let t: TestApp;
+let userId: string;
+
+beforeAll(async () => {
+  t = await createTestApp();
+  ({ userId } = await signUpWithBulkFindings(t, 1_500));
+}, 120_000);
+
+afterAll(async () => {
+  await t?.close();
+});
+
+/** Both executors of one statement: Drizzle's and mappedOnce's (which must not fall back to it). */
+function both<T>(build: () => { prepare(name: string): Prepared<T> }) {
+  const drizzles = build().prepare('');
+  const mapped = mappedOnce(build().prepare(''));
+  expect(mapped).not.toBe(drizzles);
+  return { drizzles, mapped };
+}
+
+describe('mappedOnce', () => {
+  it('answers every selection of the events pages with Drizzle’s rows', async () => {
+    const db = drizzle(t.runtime.ctx.database.pool);
+    const values = { user: userId, limit: 40, after: 2 };
+    let compared = 0;
+    for (const table of Object.values(FINDING_TABLES)) {
+      const where = sql`${table.userId} = ${sql.placeholder('user')} and ${gt(table.severityOrdering, sql.placeholder('after'))}`;
+      const shapes: (() => { prepare(name: string): Prepared<unknown[]> })[] = [
+        () =>
+          db
+            .select()
+            .from(table)
+            .where(where)
+            .orderBy(desc(table.addTs), desc(table.id))
+            .limit(sql.placeholder('limit')),
+        () =>
+          db
+            .select({ row: getTableColumns(table), n: sql<number>`count(*) over ()`.mapWith(Number) })
+            .from(table)
+            .where(eq(table.userId, sql.placeholder('user')))
+            .orderBy(desc(table.lastSeen), desc(table.id))
+            .limit(sql.placeholder('limit')),
+        () =>
+          db
+            .select({ v: sql`${table.firstSeen}`, id: table.id, fixed: table.fixedAt })
+            .from(table)
+            .where(where)
+            .orderBy(table.id)
+            .limit(7)
+            .offset(sql.placeholder('after')),
+      ];
+      for (const shape of shapes) {
+        const { drizzles, mapped } = both(shape);
+        const expected = await drizzles.execute(values);
+        expect(expected.length).toBeGreaterThan(0);
+        // Twice: the statement is reused with its values.
+        expect(await mapped.execute(values)).toEqual(expected);
+        expect(await mapped.execute({ ...values, limit: 3 })).toEqual(
+          await drizzles.execute({ ...values, limit: 3 }),
+        );
+        compared++;
+      }
+    }
+    expect(compared).toBe(9);
+  });
+
+  it('logs the statement and fails as Drizzle does', async () => {
+    const logged: [string, unknown[]][] = [];
+    const db = drizzle(t.runtime.ctx.database.pool, { logger: { logQuery: (q, p) => logged.push([q, p]) } });
+    const table = FINDING_TABLES.exploit_scanner;
+    const { drizzles, mapped } = both(() =>
+      db
+        .select()
+        .from(table)
+        .where(eq(table.userId, sql.placeholder('user')))
+        .limit(1),
+    );
+    await mapped.execute({ user: userId });
+    await drizzles.execute({ user: userId });
+    expect(logged).toHaveLength(2);
+    expect(logged[0]).toEqual(logged[1]);
+
+    const failure = (p: Promise<unknown>) =>
+      p.then(
+        () => undefined,
+        (e: Error) => e,
+      );
+    const ours = await failure(mapped.execute({ user: 'not-a-uuid' }));
+    const theirs = await failure(drizzles.execute({ user: 'not-a-uuid' }));
+    expect(ours?.constructor).toBe(theirs?.constructor);
+    expect(ours?.message).toBe(theirs?.message);
+    expect((ours?.cause as { code?: string })?.code).toBe('22P02');
+    await expect(mapped.execute({})).rejects.toThrow('No value for placeholder "user" was provided');
+  });
+});
