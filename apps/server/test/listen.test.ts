@@ -81,3 +81,30 @@ it('reconnects ever more slowly while its syncs never come back, and from the fi
     await listener.close();
   }
 }, 60_000);
+
+it('sends one statement at a time: overlapping syncs all come back, none queued behind another by pg', async () => {
+  const warnings: string[] = [];
+  const onWarning = (w: Error) => warnings.push(w.message);
+  process.on('warning', onWarning);
+  const listener = listenChannels({
+    connection: { connectionString: database.url },
+    channels: ['findings_changed'],
+    onNotify: () => {},
+    onState: () => {},
+  });
+  try {
+    await until(() => listener.live);
+    // A batch per turn of the event loop: each is sent while the one before still waits for its answer.
+    const syncs: Promise<boolean>[] = [];
+    for (let i = 0; i < 30; i++) {
+      syncs.push(listener.sync());
+      await new Promise((r) => setImmediate(r));
+    }
+    expect(await Promise.all(syncs)).toEqual(syncs.map(() => true));
+    await new Promise((r) => setTimeout(r, 50)); // warnings are emitted on a later tick
+    expect(warnings.filter((m) => m.includes('already executing a query'))).toEqual([]);
+  } finally {
+    process.off('warning', onWarning);
+    await listener.close();
+  }
+});

@@ -63,6 +63,11 @@ export function listenChannels(opts: ListenOptions): ChannelListener {
   let unsent: Batch | undefined;
   const sent = new Map<string, Batch>();
   let serial = 0;
+  /**
+   * The connection's last statement: the next is sent once it has its answer. pg still queues a
+   * query sent while another runs, but deprecates it (pg@9 drops it); syncs overlap under load.
+   */
+  let previous: Promise<unknown> = Promise.resolve();
 
   const settle = (batch: Batch, ok: boolean) => {
     clearTimeout(batch.timer);
@@ -90,6 +95,7 @@ export function listenChannels(opts: ListenOptions): ChannelListener {
   async function connect() {
     const c = new pg.Client({ ...opts.connection, application_name: 'perimeter listen' });
     client = c;
+    previous = Promise.resolve();
     const lost = () => {
       if (client !== c) return;
       client = undefined;
@@ -139,9 +145,11 @@ export function listenChannels(opts: ListenOptions): ChannelListener {
       if (client === c) drop?.();
     }, syncTimeout);
     batch.timer.unref();
-    c.query('select pg_notify($1, $2)', [syncChannel, batch.token]).catch(() => {
-      if (sent.delete(batch.token)) settle(batch, false);
-    });
+    previous = previous
+      .then(() => c.query('select pg_notify($1, $2)', [syncChannel, batch.token]))
+      .catch(() => {
+        if (sent.delete(batch.token)) settle(batch, false);
+      });
   };
 
   return {
