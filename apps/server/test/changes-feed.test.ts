@@ -51,7 +51,7 @@ const body: TAllEventsBody = {
 async function page(app = t) {
   const sent: string[] = [];
   const db = drizzle(app.runtime.ctx.database.pool, { logger: { logQuery: (q) => sent.push(q) } });
-  const memo = app.runtime.ctx.findingCounts.memo(userId);
+  const memo = app.runtime.ctx.findingsMemo.memo(userId);
   // Both handles log: a remembered total's few matches are read on the bitmap pool's handle.
   const p = await listFindings(
     { db: db as never, bitmapDb: db as never },
@@ -251,7 +251,7 @@ describe('PERIMETER_CHANGE_FEED=false (a pooler in transaction mode)', () => {
         `select 1 from pg_stat_activity where datname = current_database() and application_name = 'perimeter listen'`,
       );
       expect(rows).toHaveLength(0);
-      const memo = off.runtime.ctx.findingCounts.memo(userId);
+      const memo = off.runtime.ctx.findingsMemo.memo(userId);
       memo.set('k', 1);
       expect(await memo.get('k')).toBeUndefined();
     } finally {

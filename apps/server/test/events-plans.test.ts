@@ -2,7 +2,7 @@ import { EVENTS_PAGE_SIZE } from '@perimeter/contracts';
 import { sql } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CountMemo } from '../src/modules/findings/findings-counts.ts';
+import type { FindingsMemo, WalkBound } from '../src/modules/findings/findings-counts.ts';
 import {
   CONTAINS_SORT_LIMIT,
   COUNT_CAP,
@@ -113,9 +113,9 @@ describe('events query plans (every sort key and every filter, both orders)', ()
   });
 });
 
-/** A memo that keeps every total (FindingCounts without its notifications). */
-function rememberAll(): CountMemo & { size(): number } {
-  const m = new Map<string, number>();
+/** A memo that keeps every total and walk bound (the findings memo without its notifications). */
+function rememberAll(): FindingsMemo & { size(): number } {
+  const m = new Map<string, number | WalkBound>();
   return { get: async (k) => m.get(k), set: (k, n) => void m.set(k, n), size: () => m.size };
 }
 
@@ -127,7 +127,7 @@ describe('events round trips', () => {
     {
       limit = 50,
       scanId = undefined as string | undefined,
-      counts = undefined as CountMemo | undefined,
+      counts = undefined as FindingsMemo | undefined,
     } = {},
   ) {
     const sent: string[] = [];
@@ -188,6 +188,9 @@ describe('events round trips', () => {
 
   it('answer every case from a remembered total with the same page and total, without counting', async () => {
     let remembered = 0;
+    let walked = 0;
+    /** The statement finding a walk's bound: the n-th of the user's findings in an order. */
+    const BOUND = /^select "\w+", "id" from "findings_\w+" where "findings_\w+"\."user_id" = \$\d+ order by/;
     for (const c of benchCases()) {
       if (c.body.scan_subclass === 'exploit_db' && c.body.vulnerabilities_existence === 'without') continue;
       const opts = {
@@ -202,10 +205,15 @@ describe('events round trips', () => {
         again.sent.filter((q) => /count\(\*\)/.test(q)),
         c.label,
       ).toEqual([]);
+      // Nor a walk's bound: the user's findings in that order are remembered with the totals.
+      const bounds = (sent: string[]) => sent.filter((q) => BOUND.test(q)).length;
+      walked += bounds(first.sent);
+      expect(bounds(again.sent), c.label).toBe(0);
       expect(again.sent.length, c.label).toBeLessThanOrEqual(first.sent.length);
       remembered += opts.counts.size();
     }
     expect(remembered).toBeGreaterThan(100);
+    expect(walked).toBeGreaterThan(10);
   });
 
   it('prepare each shape once: every case, with other values and for another user, answers as a fresh build', async () => {

@@ -1,7 +1,7 @@
 import { EVENT_SORT_KEYS, EVENTS_PAGE_SIZE, type TAllEventsBody } from '@perimeter/contracts';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import type pg from 'pg';
-import type { CountMemo } from '../../src/modules/findings/findings-counts.ts';
+import type { FindingsMemo } from '../../src/modules/findings/findings-counts.ts';
 import { listFindings } from '../../src/modules/findings/findings-repo.ts';
 import { listTechnologiesWithoutCve } from '../../src/modules/findings/findings-tech-repo.ts';
 
@@ -177,7 +177,7 @@ export async function explainCase(
   c: EventsCase,
   scanId?: string,
   /** A memo holding the case's total: the statements of a remembered total. */
-  counts?: CountMemo,
+  counts?: FindingsMemo,
 ): Promise<ExplainedQuery[]> {
   const captured: { query: string; params: unknown[]; bitmap?: boolean }[] = [];
   const db = drizzle(pool, { logger: { logQuery: (query, params) => captured.push({ query, params }) } });

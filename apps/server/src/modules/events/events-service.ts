@@ -219,14 +219,14 @@ export async function getAllEvents(
 ): Promise<TEventsPage> {
   if (body.scan_subclass === 'exploit_db' && body.vulnerabilities_existence === 'without')
     return forPlan(plan, await withoutCve(ctx, userId, body, pageOf(body, q)));
-  const counts = ctx.findingCounts.memo(userId, synced);
+  const memo = ctx.findingsMemo.memo(userId, synced);
   const { rows, total, totalExact } = await repo.listFindings(
     ctx.database,
     userId,
     body,
     pageOf(body, q),
     undefined,
-    counts,
+    memo,
   );
   return forPlan(plan, { items: rows.map(toEvent), total, total_exact: totalExact });
 }
@@ -237,7 +237,7 @@ export async function getOneScanEvents(
   body: TOneEventsBody,
   q: { limit?: number | undefined; offset: number },
 ): Promise<TEventsPage> {
-  const counts = ctx.findingCounts.memo(userId, synced);
+  const memo = ctx.findingsMemo.memo(userId, synced);
   const { id, ...filters } = body;
   // The scan's owner is checked beside the page, not before it (one wait for the database
   // instead of two): the page reads only this user's findings whatever the id, and is dropped
@@ -247,7 +247,7 @@ export async function getOneScanEvents(
     filters.scan_subclass === 'exploit_db' && filters.vulnerabilities_existence === 'without'
       ? withoutCve(ctx, userId, filters as TAllEventsBody, pageOf(body, q), id)
       : repo
-          .listFindings(ctx.database, userId, filters as TAllEventsBody, pageOf(body, q), id, counts)
+          .listFindings(ctx.database, userId, filters as TAllEventsBody, pageOf(body, q), id, memo)
           .then(({ rows, total, totalExact }) => ({
             items: rows.map(toEvent),
             total,

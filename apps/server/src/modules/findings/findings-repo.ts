@@ -10,7 +10,7 @@ import {
   findingsLeakcheck,
   targets,
 } from '../../db/schema/index.ts';
-import type { CountMemo } from './findings-counts.ts';
+import type { FindingsMemo, WalkBound } from './findings-counts.ts';
 import { type Bind, severityMatch, textMatch } from './findings-sql.ts';
 
 /*
@@ -79,6 +79,8 @@ export const COUNT_CAP = 10_000;
 export const CONTAINS_SORT_LIMIT = 2_000;
 /** How far down the sort order a filtered page is looked for before its matches are sorted instead. */
 const WALK_BUDGET = 4_000;
+/** A walk's bound past the user's last finding (or a null sort value): no bound, the walk is the plan. */
+const NO_BOUND: WalkBound = { v: null, id: '' };
 
 /** The user's targets of one type; undefined when that is every target (the filter keeps all). */
 async function targetsOfType(db: DbOrTx, userId: string, type: string): Promise<string[] | undefined> {
@@ -271,7 +273,7 @@ export async function listFindings(
   body: TAllEventsBody,
   page: { limit: number; offset: number },
   scanId?: string,
-  counts: CountMemo = NO_MEMO,
+  memo: FindingsMemo = NO_MEMO,
 ): Promise<{ rows: FindingRow[]; total: number; totalExact: boolean }> {
   const none = { rows: [], total: 0, totalExact: true };
   const sub = body.scan_subclass;
@@ -353,7 +355,8 @@ export async function listFindings(
   // The total depends on the filters and the scan, not on the order or the page.
   const { sort_key: _k, sort_order: _o, ...filters } = body;
   const countKey = JSON.stringify([scanId ?? '', filters]);
-  const known = await counts.get(countKey);
+  const remembered = await memo.get(countKey);
+  const known = typeof remembered === 'number' ? remembered : undefined;
   /**
    * The (sort value, id) `n` findings into the user's order: every finding before it compares
    * to it as a row, unless nulls come first (a nullable column descending) or it is null itself.
@@ -361,17 +364,25 @@ export async function listFindings(
   const walkBound = async (run: ReturnType<typeof runner>, n: number) => {
     const nullsLast = direction === 'asc' || body.sort_key === 'epss_score';
     if (!sortColumn || (!sortColumn.notNull && !nullsLast)) return undefined;
-    b.set('boundAt', n);
-    const [bound] = await run('bound', (q) =>
-      q
-        .select({ v: sql`${sortColumn}`, id: t.id })
-        .from(table)
-        .where(sql`${t.userId} = ${user}`)
-        .orderBy(...order)
-        .limit(1)
-        .offset(sql.placeholder('boundAt')),
-    );
-    return bound && bound.v !== null ? bound : undefined;
+    // The user's findings in this order, whatever the filters: remembered with the totals.
+    const key = JSON.stringify(['bound', sub, body.sort_key ?? '', direction, n]);
+    const remembered = await memo.get(key);
+    let bound = typeof remembered === 'object' ? remembered : undefined;
+    if (!bound) {
+      b.set('boundAt', n);
+      const [row] = await run('bound', (q) =>
+        q
+          .select({ v: sql`${sortColumn}`, id: t.id })
+          .from(table)
+          .where(sql`${t.userId} = ${user}`)
+          .orderBy(...order)
+          .limit(1)
+          .offset(sql.placeholder('boundAt')),
+      );
+      bound = row ?? NO_BOUND;
+      memo.set(key, bound);
+    }
+    return bound.v !== null ? bound : undefined;
   };
   let rows: Row[];
   let counted: number;
@@ -487,7 +498,7 @@ export async function listFindings(
         return { rows: (await walk(run)) ?? (await sorted(tx)), counted: n };
       }));
   }
-  if (known === undefined) counts.set(countKey, counted);
+  if (known === undefined) memo.set(countKey, counted);
   return {
     // Tagged in place (the rows are this request's own): a copy of each row's ~37 fields was ~1 kB per row.
     rows: rows.map((r) => Object.assign(r, { subclass: sub }) as FindingRow),
