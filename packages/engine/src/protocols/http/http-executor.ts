@@ -211,8 +211,13 @@ function redirectOf(
   return toGet ? { ...rest, method: 'GET', url: next.toString() } : { ...init, url: next.toString() };
 }
 
-/** Sends one request, following redirects as the template allows; returns the final response. */
-export async function executeHttpRequest(
+/**
+ * Sends one request, following redirects as the template allows; returns the final response.
+ * The common exchange (no wait, scope and a host slot answered at once) runs as
+ * one reaction on the client's promise: an async frame per request costs more bytes than the
+ * rest of this path. Anything else goes on in `followExchange`, the same steps awaited.
+ */
+export function executeHttpRequest(
   req: CompiledHttpRequest,
   spec: PathHttpSpec | RawHttpSpec,
   vars: Variables,
@@ -221,26 +226,98 @@ export async function executeHttpRequest(
   cookies?: Map<string, string>,
   wanted?: HttpPartsWanted,
 ): Promise<ProtocolResponse> {
-  const first = buildHttpRequest(req, spec, vars);
+  let first: HttpRequestInit;
+  let init: HttpRequestInit;
+  let slot: Semaphore;
+  let firstUrl: Readonly<RawUrl>;
+  try {
+    first = buildHttpRequest(req, spec, vars);
+    if (spec.waitMs) return followExchange(req, spec, vars, ctx, targetHost, cookies, wanted, first);
+    firstUrl = splitRawUrl(first.url);
+    init = cookies ? withCookies(first, cookies) : first;
+    const allowed = isRequestAllowed(init.url, targetHost, ctx);
+    if (allowed === false) throw new OutOfScopeError(init.url);
+    if (allowed !== true)
+      return followExchange(req, spec, vars, ctx, targetHost, cookies, wanted, first, allowed);
+    const entered = enterHost(ctx, firstUrl.host);
+    if (entered instanceof Promise)
+      return followExchange(req, spec, vars, ctx, targetHost, cookies, wanted, first, true, entered);
+    slot = entered;
+  } catch (err) {
+    return Promise.reject(err);
+  }
+  const endpoint = firstUrl.host;
+  const maxSize = maxResponseSize(req, ctx);
+  return ctx.http.send(init, ctx.signal, maxSize).then(
+    (res) => {
+      ctx.hosts.leave(endpoint, slot);
+      if (cookies) keepCookies(res, cookies);
+      const next = redirectOf(req, init, res, 0, endpoint);
+      if (next)
+        return followExchange(
+          req,
+          spec,
+          vars,
+          ctx,
+          targetHost,
+          cookies,
+          wanted,
+          first,
+          undefined,
+          undefined,
+          {
+            init: next,
+            res,
+          },
+        );
+      return httpProtocolResponse(first, firstUrl, init, res, vars, wanted, layerIsReused(req, vars));
+    },
+    (err: unknown) => {
+      noteFailure(ctx, endpoint, err);
+      ctx.hosts.leave(endpoint, slot);
+      throw err;
+    },
+  );
+}
+
+function maxResponseSize(req: CompiledHttpRequest, ctx: RunContext): number {
+  return req.maxSize !== undefined ? Math.min(req.maxSize, ctx.maxResponseBytes) : ctx.maxResponseBytes;
+}
+
+/**
+ * The exchange of `executeHttpRequest` from wherever its common path left it: the first hop's
+ * scope answer or pending host slot when it had them, or the redirect a first response led to.
+ */
+async function followExchange(
+  req: CompiledHttpRequest,
+  spec: PathHttpSpec | RawHttpSpec,
+  vars: Variables,
+  ctx: RunContext,
+  targetHost: string,
+  cookies: Map<string, string> | undefined,
+  wanted: HttpPartsWanted | undefined,
+  first: HttpRequestInit,
+  firstAllowed?: boolean | Promise<boolean>,
+  firstEntered?: Promise<Semaphore>,
+  redirected?: { init: HttpRequestInit; res: HttpResponseData },
+): Promise<ProtocolResponse> {
   if (spec.waitMs) await sleep(spec.waitMs, undefined, { signal: ctx.signal });
   const firstUrl = splitRawUrl(first.url);
   const originHost = firstUrl.host;
-  const maxSize =
-    req.maxSize !== undefined ? Math.min(req.maxSize, ctx.maxResponseBytes) : ctx.maxResponseBytes;
-  let init = first;
-  let res: HttpResponseData | undefined;
-  for (let hop = 0; ; hop++) {
+  const maxSize = maxResponseSize(req, ctx);
+  let init = redirected?.init ?? first;
+  let res: HttpResponseData | undefined = redirected?.res;
+  for (let hop = redirected ? 1 : 0; ; hop++) {
     if (cookies) init = withCookies(init, cookies);
-    const allowed = isRequestAllowed(init.url, targetHost, ctx);
+    const allowed =
+      hop === 0 && firstAllowed !== undefined ? firstAllowed : isRequestAllowed(init.url, targetHost, ctx);
     if (allowed !== true && !(allowed !== false && (await allowed))) {
       // A redirect out of scope ends the chain at the redirect itself.
       if (res) break;
       throw new OutOfScopeError(init.url);
     }
     const endpoint = hop === 0 ? originHost : splitRawUrl(init.url).host;
-    // The politeness slot and the exchange inline: another async function here would cost
-    // as much per request as the rest of this one.
-    const entered = enterHost(ctx, endpoint);
+    const entered = hop === 0 && firstEntered ? firstEntered : enterHost(ctx, endpoint);
     const slot = entered instanceof Promise ? await entered : entered;
     try {
       res = await ctx.http.send(init, ctx.signal, maxSize);

@@ -42,8 +42,11 @@ export interface UpgradeFallback {
 export class ResponseCollector implements Dispatcher.DispatchHandler {
   private status = 0;
   private statusText = '';
-  private headers: [string, string][] = [];
-  private readonly chunks: Buffer[] = [];
+  private headers: [string, string][] = NO_HEADERS;
+  // Most bodies come in one chunk: a list only from the second (a list per response costs
+  // more bytes than its chunk's Buffer object).
+  private firstChunk: Buffer | undefined = undefined;
+  private chunks: Buffer[] | undefined = undefined;
   private size = 0;
   private abortExchange: ((err?: Error) => void) | undefined = undefined;
 
@@ -70,18 +73,22 @@ export class ResponseCollector implements Dispatcher.DispatchHandler {
   onHeaders(statusCode: number, raw: Buffer[]): boolean {
     this.status = statusCode;
     this.statusText = STATUS_TEXT[statusCode] ?? '';
-    const pairs: [string, string][] = [];
+    // One pair per header: the list is made at its size (growing it by pushes allocates a
+    // larger backing store than the few headers need).
+    const pairs = new Array<[string, string]>(raw.length >> 1);
+    let n = 0;
     for (let i = 0; i + 1 < raw.length; i += 2) {
       const name = canonicalHeaderName((raw[i] as Buffer).toString('latin1'));
       const value = (raw[i + 1] as Buffer).toString('utf8');
-      let at = -1;
-      for (let j = pairs.length - 1; j >= 0; j--)
+      let at = n;
+      for (let j = n - 1; j >= 0; j--)
         if ((pairs[j] as [string, string])[0] === name) {
-          at = j;
+          // After the last pair of the same name: later pairs move one place on.
+          for (at = n; at > j + 1; at--) pairs[at] = pairs[at - 1] as [string, string];
           break;
         }
-      if (at < 0 || at === pairs.length - 1) pairs.push([name, value]);
-      else pairs.splice(at + 1, 0, [name, value]);
+      pairs[at] = [name, value];
+      n++;
     }
     this.headers = pairs;
     return true;
@@ -89,15 +96,21 @@ export class ResponseCollector implements Dispatcher.DispatchHandler {
 
   onData(chunk: Buffer): boolean {
     if (this.size + chunk.length > this.maxBytes) {
-      this.chunks.push(chunk.subarray(0, this.maxBytes - this.size));
+      this.keep(chunk.subarray(0, this.maxBytes - this.size));
       this.size = this.maxBytes;
       this.finish(true);
       this.abortExchange?.(new Error('response larger than the size limit'));
       return false;
     }
-    this.chunks.push(chunk);
+    this.keep(chunk);
     this.size += chunk.length;
     return true;
+  }
+
+  private keep(chunk: Buffer): void {
+    if (this.chunks) this.chunks.push(chunk);
+    else if (this.firstChunk) this.chunks = [this.firstChunk, chunk];
+    else this.firstChunk = chunk;
   }
 
   onComplete(): void {
@@ -111,14 +124,14 @@ export class ResponseCollector implements Dispatcher.DispatchHandler {
   }
 
   private finish(truncated: boolean): void {
-    const chunks = this.chunks;
+    const { firstChunk, chunks } = this;
     this.guard.settle(
       {
         url: this.init.url,
         status: this.status,
         statusText: this.statusText,
         headers: this.headers,
-        body: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, this.size),
+        body: chunks ? Buffer.concat(chunks, this.size) : (firstChunk ?? Buffer.alloc(0)),
         truncated,
         durationMs: performance.now() - this.started,
       },
@@ -126,6 +139,9 @@ export class ResponseCollector implements Dispatcher.DispatchHandler {
     );
   }
 }
+
+/** Headers before any arrived (shared; replaced, never written to). */
+const NO_HEADERS: [string, string][] = [];
 
 export function isRefusedUpgrade(err: unknown): boolean {
   const code = (err as { code?: string }).code;
