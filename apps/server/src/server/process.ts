@@ -116,6 +116,11 @@ export async function runProcess(roles: Roles): Promise<void> {
       console.log(`Perimeter listening on ${address}`);
     }
     if (roles.worker) {
+      // Scans queued are heard at once (the API listens too, on the same connection: one per process).
+      if (config.env.PERIMETER_CHANGE_FEED) {
+        const feed = runtime.ctx.changes.listen(runtime.ctx.database.pool.options);
+        stops.push(() => feed.close());
+      }
       const scanWorkers = await registerScanWorkers(runtime.ctx, boss);
       stops.unshift(() => scanWorkers.stop());
       const scheduler = await startSchedules(runtime.ctx, boss);
