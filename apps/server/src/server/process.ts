@@ -1,3 +1,4 @@
+import { preloadFingerprints } from '@perimeter/engine';
 import { ConfigError, loadConfig } from '../lib/config/index.ts';
 import { createLogger, type Logger } from '../lib/logger.ts';
 import { startQueue } from '../lib/queue.ts';
@@ -153,6 +154,20 @@ export async function runProcess(roles: Roles): Promise<void> {
         logger.warn(
           { err: (err as Error).message },
           'template sets not compiled ahead: the first scan compiles them',
+        );
+      }
+      // The fingerprint set too (read and compiled by the first scan otherwise).
+      const fingerprintsStarted = performance.now();
+      try {
+        const technologies = preloadFingerprints();
+        logger.info(
+          { technologies, ms: Math.round(performance.now() - fingerprintsStarted) },
+          'fingerprints loaded',
+        );
+      } catch (err) {
+        logger.warn(
+          { err: (err as Error).message },
+          'fingerprints not loaded ahead: the first scan loads them',
         );
       }
       logger.info('worker role ready');
