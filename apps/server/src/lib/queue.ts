@@ -57,13 +57,11 @@ export interface JobWakeups {
 export interface JobDefinition<T> {
   readonly name: string;
   readonly policy: JobPolicy;
-  /** The channel its enqueue notifies (at the caller's commit), when it has one. */
-  readonly wakeChannel: string | undefined;
   /** Sends the job in the caller's transaction (its `executeSql`); null when a singleton is already queued. */
   enqueue(executeSql: ExecuteSql, data: T, options?: { singletonKey?: string }): Promise<string | null>;
   /**
    * Runs `concurrency` fetch loops on this process. An idle loop fetches again every `pollMs`, and
-   * at once when `wake` says a job was queued (the notification of `wakeChannel`).
+   * at once when `wake` says a job was queued (the notification of defineJob's `wakeChannel`).
    */
   work(
     boss: PgBoss,
@@ -118,7 +116,6 @@ export function defineJob<T>(
   return {
     name,
     policy,
-    wakeChannel,
     async enqueue(executeSql, data, options = {}) {
       const boss = new PgBoss({ db: { executeSql }, schema: QUEUE_SCHEMA });
       if (!(await boss.getQueue(name))) {
