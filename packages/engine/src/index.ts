@@ -31,7 +31,14 @@ export {
 } from './fingerprint/fingerprint-loader.ts';
 export type * from './pipeline/events.ts';
 export { type HttpEndpoint, Inventory } from './pipeline/inventory.ts';
-export { partialText, resourceStages, type ScanOptions, scan, selectStages } from './pipeline/scan.ts';
+export {
+  partialText,
+  preloadFingerprints,
+  resourceStages,
+  type ScanOptions,
+  scan,
+  selectStages,
+} from './pipeline/scan.ts';
 export {
   SCAN_CLASSES,
   SCAN_SUBCLASSES,

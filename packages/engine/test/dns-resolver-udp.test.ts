@@ -1,9 +1,10 @@
 import { execFile, spawn } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
-import dnsPacket, { type Packet } from 'dns-packet';
+import dnsPacket, { type Packet, type RecordType } from 'dns-packet';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DnsError, DnsResolver, type DnsServer } from '../src/dns/dns-resolver.ts';
+import { lower, questionOnWire } from '../src/dns/dns-udp.ts';
 import { mapConcurrent } from '../src/lib/async.ts';
 import { answer, bindUdp, deadServer, FORGED, fakeServer, REAL } from './dns-fake-servers.ts';
 import { REPO_ROOT } from './helpers.ts';
@@ -56,6 +57,57 @@ describe('resolver UDP: one connected socket per server', () => {
     });
     const resolver = resolverFor([server], 1000, 0);
     expect(await addressesOf(resolver, 'WWW.Example.test')).toEqual([REAL]);
+  });
+
+  it('times each query out on its own deadline, whatever was sent or answered around it', async () => {
+    const server = await fakeServer(toClose, SERVER_A, (q, send) => {
+      if (!q.questions?.[0]?.name.startsWith('silent')) send(answer(q, REAL));
+    });
+    const resolver = resolverFor([server], 300, 0);
+    const started = performance.now();
+    const settledAt = (p: Promise<unknown>) =>
+      p.then(
+        () => ({ ok: true, ms: performance.now() - started }),
+        (e: DnsError) => ({ ok: false, code: e.code, ms: performance.now() - started }),
+      );
+    const first = settledAt(resolver.query('silent1.example.test', 'A'));
+    await new Promise((r) => setTimeout(r, 150));
+    const answered = settledAt(resolver.query('ok.example.test', 'A'));
+    const second = settledAt(resolver.query('silent2.example.test', 'A'));
+    expect(await answered).toMatchObject({ ok: true });
+    const [a, b] = await Promise.all([first, second]);
+    expect(a).toMatchObject({ ok: false, code: 'ETIMEOUT' });
+    expect(b).toMatchObject({ ok: false, code: 'ETIMEOUT' });
+    expect(a.ms).toBeGreaterThanOrEqual(295);
+    // The second waited its own 300 ms from its start (150 ms later), not the first one's.
+    expect(b.ms).toBeGreaterThanOrEqual(445);
+  });
+
+  it('reads back a question as decoding the query would, without decoding it', () => {
+    const names = [
+      'www.example.test',
+      'WWW.Example.TEST.',
+      '*.example.test',
+      '_dmarc.x-y.test',
+      'x',
+      `${'a'.repeat(63)}.test`,
+      `${'abcdefghi.'.repeat(24)}test`,
+      'a..b.test',
+      '.lead.test',
+      'ünï.test',
+      'sp ace.test',
+      'a\\.b.test',
+    ];
+    // '*' is not a RecordType, but a template may ask it: it reads back as 'ANY'.
+    for (const name of names)
+      for (const type of ['A', 'AAAA', 'ANY', '*', 'TXT', 'CAA', 'SOA'] as string[] as RecordType[]) {
+        const buf = dnsPacket.encode({ id: 1, type: 'query', questions: [{ name, type, class: 'IN' }] });
+        const decoded = dnsPacket.decode(buf).questions?.[0] as NonNullable<Packet['questions']>[number];
+        expect(questionOnWire(name, type, buf), `${name} ${type}`).toEqual({
+          ...decoded,
+          name: lower(decoded.name),
+        });
+      }
   });
 
   it('rotates over two servers and retries a SERVFAIL or a silent server on the other', async () => {

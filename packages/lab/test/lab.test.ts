@@ -19,7 +19,7 @@ afterAll(async () => {
   await lab?.stop();
 });
 
-function dnsQuery(name: string, type: 'A' | 'TXT' | 'CNAME'): Promise<Packet> {
+function dnsQuery(name: string, type: 'A' | 'TXT' | 'CNAME', id = 7): Promise<Packet> {
   return new Promise((resolve, reject) => {
     const s = dgram.createSocket('udp4');
     const timer = setTimeout(() => {
@@ -31,11 +31,7 @@ function dnsQuery(name: string, type: 'A' | 'TXT' | 'CNAME'): Promise<Packet> {
       s.close();
       resolve(dnsPacket.decode(m));
     });
-    s.send(
-      dnsPacket.encode({ id: 7, type: 'query', questions: [{ name, type }] }),
-      lab.dns.port,
-      lab.dns.host,
-    );
+    s.send(dnsPacket.encode({ id, type: 'query', questions: [{ name, type }] }), lab.dns.port, lab.dns.host);
   });
 }
 
@@ -89,7 +85,19 @@ describe('lab', () => {
     expect(wild.answers?.map((x) => (x as { data: string }).data)).toEqual(['127.0.60.22']);
   });
 
+  it('answers each query with its own id, a question asked again as the first time', async () => {
+    const first = await dnsQuery('www.acme.test', 'A', 101);
+    const again = await dnsQuery('www.acme.test', 'A', 202);
+    const other = await dnsQuery('WWW.acme.test', 'A', 303);
+    expect([first.id, again.id, other.id]).toEqual([101, 202, 303]);
+    expect({ ...again, id: 101 }).toEqual(first);
+    expect(other.questions?.[0]?.name).toBe('WWW.acme.test');
+    expect(other.answers?.map((x) => (x as { data: string }).data)).toEqual(['127.0.60.10']);
+  });
+
   it('publishes and removes TXT records at run time', async () => {
+    // Asked before the change as well: an answer given earlier is not given again after it.
+    expect((await dnsQuery('acme.test', 'TXT')).answers).toHaveLength(1);
     lab.setTxt('acme.test', ['perimeter-verification=xyz']);
     const txt = await dnsQuery('acme.test', 'TXT');
     const values = txt.answers?.map((x) => Buffer.concat((x as { data: Buffer[] }).data).toString());

@@ -78,11 +78,32 @@ export class UserCache<V> {
 }
 
 /**
+ * Something a process is told of at once, and would otherwise find by polling (a job queued):
+ * `subscribe`rs are called on each notification of its channel. Nothing is heard while the feed
+ * is off or its connection down (a pooler in transaction mode does not carry LISTEN), so what
+ * listens must keep its poll.
+ */
+export class Wakeups {
+  private readonly listeners = new Set<() => void>();
+
+  /** Calls `onWake` on each notification; returns the unsubscribe. */
+  subscribe(onWake: () => void): () => void {
+    this.listeners.add(onWake);
+    return () => this.listeners.delete(onWake);
+  }
+
+  notify(): void {
+    for (const onWake of this.listeners) onWake();
+  }
+}
+
+/**
  * The change notifications one process hears, on one connection of its own (src/db/listen.ts),
- * and the caches they keep true.
+ * the caches they keep true, and the wake-ups they bring.
  */
 export class ChangeFeed implements Feed {
   private readonly caches = new Map<string, UserCache<unknown>>();
+  private readonly wakeups = new Map<string, Wakeups>();
   private listener: ChannelListener | undefined;
   private listeners = 0;
   private up = false;
@@ -98,6 +119,15 @@ export class ChangeFeed implements Feed {
     return cache;
   }
 
+  /** The wake-ups of `channel` (registered before `listen`, as the caches are). */
+  wakeupsOf(channel: string): Wakeups {
+    const known = this.wakeups.get(channel);
+    if (known) return known;
+    const wakeups = new Wakeups();
+    this.wakeups.set(channel, wakeups);
+    return wakeups;
+  }
+
   sync(): Promise<boolean> {
     return this.listener?.sync() ?? Promise.resolve(false);
   }
@@ -107,8 +137,11 @@ export class ChangeFeed implements Feed {
     this.listeners++;
     this.listener ??= listenChannels({
       connection,
-      channels: [...this.caches.keys()],
-      onNotify: (channel, userId) => this.caches.get(channel)?.changed(userId),
+      channels: [...this.caches.keys(), ...this.wakeups.keys()],
+      onNotify: (channel, payload) => {
+        this.caches.get(channel)?.changed(payload);
+        this.wakeups.get(channel)?.notify();
+      },
       onState: (live) => {
         this.up = live;
         for (const cache of this.caches.values()) cache.clear();

@@ -49,21 +49,30 @@ export interface JobWorkers {
   stop(timeoutMs?: number): Promise<void>;
 }
 
+/** What tells a process's idle loops at once that a job was queued (src/db/changes.ts Wakeups). */
+export interface JobWakeups {
+  subscribe(onWake: () => void): () => void;
+}
+
 export interface JobDefinition<T> {
   readonly name: string;
   readonly policy: JobPolicy;
   /** Sends the job in the caller's transaction (its `executeSql`); null when a singleton is already queued. */
   enqueue(executeSql: ExecuteSql, data: T, options?: { singletonKey?: string }): Promise<string | null>;
-  /** Runs `concurrency` fetch loops on this process. */
+  /**
+   * Runs `concurrency` fetch loops on this process. An idle loop fetches again every `pollMs`, and
+   * at once when `wake` says a job was queued (the notification of defineJob's `wakeChannel`).
+   */
   work(
     boss: PgBoss,
     logger: Logger,
     handler: (data: T, job: JobMeta) => Promise<void>,
-    options?: { concurrency?: number; pollMs?: number },
+    options?: { concurrency?: number; pollMs?: number; wake?: JobWakeups },
   ): JobWorkers;
 }
 
-const sleep = (ms: number, signal?: AbortSignal) =>
+/** Resolves after `ms`, on abort, or when `wakeUp` is called (whichever comes first). */
+const sleep = (ms: number, signal?: AbortSignal, onWakeUp?: (wakeUp: () => void) => void) =>
   new Promise<void>((resolve) => {
     if (signal?.aborted) return resolve();
     const timer = setTimeout(done, ms);
@@ -73,6 +82,7 @@ const sleep = (ms: number, signal?: AbortSignal) =>
       resolve();
     }
     signal?.addEventListener('abort', done, { once: true });
+    onWakeUp?.(done);
   });
 
 /** Doubles from 250 ms to 10 s: how long a loop waits after the database refused it. */
@@ -92,7 +102,17 @@ async function createQueueOnce(
 /** The retry options pg-boss takes on `send` and `schedule`. */
 export const sendOptions = ({ queuePolicy: _queuePolicy, ...policy }: JobPolicy) => policy;
 
-export function defineJob<T>(name: string, schema: z.ZodType<T>, policy: JobPolicy): JobDefinition<T> {
+/**
+ * `wakeChannel`: each enqueue also notifies this channel (delivered when the caller's transaction
+ * commits, so the job is there to fetch), for workers listening to wake at once rather than at
+ * their next poll.
+ */
+export function defineJob<T>(
+  name: string,
+  schema: z.ZodType<T>,
+  policy: JobPolicy,
+  { wakeChannel }: { wakeChannel?: string } = {},
+): JobDefinition<T> {
   return {
     name,
     policy,
@@ -103,11 +123,35 @@ export function defineJob<T>(name: string, schema: z.ZodType<T>, policy: JobPoli
         await executeSql('select pg_advisory_xact_lock($1)', [QUEUE_LOCK_ID]);
         await createQueueOnce(boss, name, policy);
       }
-      return boss.send(name, schema.parse(data) as object, { ...sendOptions(policy), ...options });
+      const id = await boss.send(name, schema.parse(data) as object, { ...sendOptions(policy), ...options });
+      if (id && wakeChannel) await executeSql('select pg_notify($1, $2)', [wakeChannel, id]);
+      return id;
     },
-    work(boss, logger, handler, { concurrency = 1, pollMs = 500 } = {}) {
+    work(boss, logger, handler, { concurrency = 1, pollMs = 500, wake } = {}) {
       const stopping = new AbortController();
       const running = new Map<string, Promise<void>>();
+      // Each notification wakes one idle loop (one job); one that comes while no loop sleeps (a
+      // loop between its empty fetch and its sleep) makes the next loop that would sleep fetch again.
+      const sleeping: (() => void)[] = [];
+      let unheard = 0;
+      const unsubscribe = wake?.subscribe(() => {
+        const wakeUp = sleeping.shift();
+        if (wakeUp) wakeUp();
+        else unheard = Math.min(concurrency, unheard + 1);
+      });
+      const idle = async () => {
+        if (unheard > 0) {
+          unheard--;
+          return;
+        }
+        let mine: (() => void) | undefined;
+        await sleep(pollMs, stopping.signal, (wakeUp) => {
+          mine = wakeUp;
+          sleeping.push(wakeUp);
+        });
+        const at = mine ? sleeping.indexOf(mine) : -1;
+        if (at >= 0) sleeping.splice(at, 1);
+      };
 
       /** Completes or fails the job, retrying while the database is away (until stopped for good). */
       const settle = async (job: JobMeta, failure: unknown) => {
@@ -147,7 +191,7 @@ export function defineJob<T>(name: string, schema: z.ZodType<T>, policy: JobPoli
             continue;
           }
           if (!job) {
-            await sleep(pollMs, stopping.signal);
+            await idle();
             continue;
           }
           const meta: JobMeta = { id: job.id, retryCount: job.retryCount, retryLimit: job.retryLimit };
@@ -169,6 +213,7 @@ export function defineJob<T>(name: string, schema: z.ZodType<T>, policy: JobPoli
       return {
         async stop(timeoutMs = 10_000) {
           stopping.abort();
+          unsubscribe?.();
           const all = Promise.all(loops);
           const timedOut = await Promise.race([all.then(() => false), sleep(timeoutMs).then(() => true)]);
           if (!timedOut) return;

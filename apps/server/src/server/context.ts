@@ -1,4 +1,4 @@
-import type { ChangeFeed, UserCache } from '../db/changes.ts';
+import type { ChangeFeed, UserCache, Wakeups } from '../db/changes.ts';
 import type { Database, Db } from '../db/client.ts';
 import type { AppConfig } from '../lib/config/index.ts';
 import type { Logger } from '../lib/logger.ts';
@@ -25,4 +25,6 @@ export interface AppContext {
   findingsMemo: UserCache<number | WalkBound>;
   /** Signed-in sessions' state remembered until the user's account or sessions change. */
   sessionStates: UserCache<SessionState>;
+  /** A scan job was queued: the scan workers' idle loops fetch at once (their poll stays). */
+  scansQueued: Wakeups;
 }

@@ -1,3 +1,4 @@
+import { preloadFingerprints } from '@perimeter/engine';
 import { ConfigError, loadConfig } from '../lib/config/index.ts';
 import { createLogger, type Logger } from '../lib/logger.ts';
 import { startQueue } from '../lib/queue.ts';
@@ -116,6 +117,11 @@ export async function runProcess(roles: Roles): Promise<void> {
       console.log(`Perimeter listening on ${address}`);
     }
     if (roles.worker) {
+      // Scans queued are heard at once (the API listens too, on the same connection: one per process).
+      if (config.env.PERIMETER_CHANGE_FEED) {
+        const feed = runtime.ctx.changes.listen(runtime.ctx.database.pool.options);
+        stops.push(() => feed.close());
+      }
       const scanWorkers = await registerScanWorkers(runtime.ctx, boss);
       stops.unshift(() => scanWorkers.stop());
       const scheduler = await startSchedules(runtime.ctx, boss);
@@ -148,6 +154,20 @@ export async function runProcess(roles: Roles): Promise<void> {
         logger.warn(
           { err: (err as Error).message },
           'template sets not compiled ahead: the first scan compiles them',
+        );
+      }
+      // The fingerprint set too (read and compiled by the first scan otherwise).
+      const fingerprintsStarted = performance.now();
+      try {
+        const technologies = preloadFingerprints();
+        logger.info(
+          { technologies, ms: Math.round(performance.now() - fingerprintsStarted) },
+          'fingerprints loaded',
+        );
+      } catch (err) {
+        logger.warn(
+          { err: (err as Error).message },
+          'fingerprints not loaded ahead: the first scan loads them',
         );
       }
       logger.info('worker role ready');

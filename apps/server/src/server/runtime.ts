@@ -11,6 +11,7 @@ import { createBillingProvider } from '../modules/billing/billing-provider.ts';
 import { FINDINGS_CHANGED_CHANNEL, type WalkBound } from '../modules/findings/findings-counts.ts';
 import { createMailer } from '../modules/mail/mail-service.ts';
 import { rekeyLeakFindingFingerprints, rekeyLegacyLeakDigests } from '../modules/scans/scans-intel-repo.ts';
+import { SCAN_QUEUED_CHANNEL } from '../modules/scans/scans-jobs.ts';
 import { createMaintenanceState, type MaintenanceState } from '../modules/system/system-service.ts';
 import type { AppContext } from './context.ts';
 
@@ -68,6 +69,7 @@ export async function openRuntime(config: AppConfig = loadConfig(), logger?: Log
       maxUsers: 10_000,
       maxKeysPerUser: 50,
     }),
+    scansQueued: changes.wakeupsOf(SCAN_QUEUED_CHANNEL),
   };
   return {
     ctx,

@@ -19,6 +19,10 @@ export function loadWordlist(file: string): string[] {
   return parseWordlist(readFileSync(file, 'utf8'));
 }
 
+/** Read and parsed once per process (every domain scan brute-forces it); each caller gets its own copy. */
+let builtin: readonly string[] | undefined;
+
 export function builtinWordlist(): string[] {
-  return loadWordlist(BUILTIN_WORDLIST_PATH);
+  builtin ??= loadWordlist(BUILTIN_WORDLIST_PATH);
+  return [...builtin];
 }

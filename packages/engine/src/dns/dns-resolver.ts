@@ -118,10 +118,11 @@ export class DnsResolver {
 
   /** Any record type; retries on timeouts across servers; falls back to TCP when truncated. */
   async query(name: string, type: RecordType, signal?: AbortSignal): Promise<DnsResponse> {
-    const key = `${lower(name)}|${type}`;
+    const asked = lower(name);
+    const key = `${asked}|${type}`;
     const cached = this.cache.get(key);
     if (cached) return cached;
-    const p = this.queryUncached(lower(name), type, signal);
+    const p = this.queryUncached(asked, type, signal);
     this.cache.set(key, p);
     p.catch(() => this.cache.delete(key));
     return p;
@@ -152,34 +153,45 @@ export class DnsResolver {
     throw lastError ?? new DnsError('no DNS server', 'ENOSERVER');
   }
 
-  /** A + AAAA following the CNAME chain (up to 8 hops), noting dangling CNAMEs. */
+  /**
+   * A + AAAA following the CNAME chain (up to 8 hops), noting dangling CNAMEs. A brute force calls
+   * it thousands of times with one type and mostly gets nothing back: that path allocates little.
+   */
   async resolveHost(
     name: string,
     signal?: AbortSignal,
     types: RecordType[] = ['A', 'AAAA'],
   ): Promise<HostResolution> {
+    const asked = lower(name);
     const cnames: string[] = [];
-    let current = lower(name);
-    const seen = new Set([current]);
+    let current = asked;
+    let seen: Set<string> | undefined;
     for (let hop = 0; hop < 8; hop++) {
-      const responses = await Promise.all(types.map((t) => this.query(current, t, signal)));
-      const answers = responses.flatMap((r) => r.answers);
+      const responses =
+        types.length === 1
+          ? [await this.query(current, types[0] as RecordType, signal)]
+          : await Promise.all(types.map((t) => this.query(current, t, signal)));
+      const answers =
+        responses.length === 1 ? (responses[0] as DnsResponse).answers : responses.flatMap((r) => r.answers);
       // Walk the chain inside the answers.
       let walk = current;
-      for (let i = 0; i < 8; i++) {
+      for (let i = 0; i < 8 && answers.length; i++) {
         const c = answers.find((a) => a.type === 'CNAME' && lower(a.name) === walk);
         if (!c) break;
         walk = lower(String(dataOf(c)));
+        seen ??= new Set([asked]);
         if (seen.has(walk)) break;
         seen.add(walk);
         cnames.push(walk);
       }
-      const addresses = answers
-        .filter((a) => (a.type === 'A' || a.type === 'AAAA') && lower(a.name) === walk)
-        .map((a) => String(dataOf(a)));
+      const addresses = answers.length
+        ? answers
+            .filter((a) => (a.type === 'A' || a.type === 'AAAA') && lower(a.name) === walk)
+            .map((a) => String(dataOf(a)))
+        : [];
       if (addresses.length)
         return {
-          name: lower(name),
+          name: asked,
           addresses: [...new Set(addresses)],
           cnames,
           dangling: false,
@@ -188,7 +200,7 @@ export class DnsResolver {
       if (walk === current) {
         const nx = responses.every((r) => r.rcode === 'NXDOMAIN');
         return {
-          name: lower(name),
+          name: asked,
           addresses: [],
           cnames,
           dangling: nx && cnames.length > 0,
@@ -197,7 +209,7 @@ export class DnsResolver {
       }
       current = walk; // The server stopped at a CNAME leaving its zone: ask for the target.
     }
-    return { name: lower(name), addresses: [], cnames, dangling: false, exists: cnames.length > 0 };
+    return { name: asked, addresses: [], cnames, dangling: false, exists: cnames.length > 0 };
   }
 
   /** Zone transfer over TCP from one server; returns every record, or throws when refused. */

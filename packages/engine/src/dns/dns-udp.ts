@@ -19,8 +19,10 @@ export class DnsError extends Error {
   }
 }
 
+/** Lower-case, without one trailing dot. */
 export function lower(name: string): string {
-  return name.toLowerCase().replace(/\.$/, '');
+  const l = name.toLowerCase();
+  return l.endsWith('.') ? l.slice(0, -1) : l;
 }
 
 /**
@@ -44,7 +46,29 @@ interface Pending {
   question: Question;
   resolve(p: DecodedPacket): void;
   reject(e: Error): void;
-  timer: NodeJS.Timeout;
+  /** performance.now() past which the query has timed out. */
+  deadline: number;
+  signal: AbortSignal | undefined;
+  onAbort: (() => void) | undefined;
+}
+
+/** A name made only of these reads back from the wire as written, less one trailing dot. */
+const PLAIN_NAME = /^[A-Za-z0-9_*-]{1,63}(?:\.[A-Za-z0-9_*-]{1,63})*\.?$/;
+
+/** A record type as an answer's question will carry it ('*' reads back as 'ANY'), by the type asked. */
+const typesOnWire = new Map<string, Pick<Question, 'type' | 'class'>>();
+
+/**
+ * The question of a query as the wire carries it, as an answer's question will be decoded: what
+ * decoding the encoded query gives, without decoding it for the common names.
+ */
+export function questionOnWire(name: string, type: RecordType, buf: Buffer): Question {
+  const typed = typesOnWire.get(type);
+  if (typed && name.length <= 250 && PLAIN_NAME.test(name))
+    return { name: lower(name), type: typed.type, class: typed.class };
+  const q = dnsPacket.decode(buf).questions?.[0] as Question;
+  if (!typed) typesOnWire.set(type, { type: q.type, class: q.class });
+  return { ...q, name: lower(q.name) };
 }
 
 /**
@@ -59,6 +83,11 @@ export class DnsUdpSocket {
   private readonly pending = new Map<number, Pending>();
   /** Queries made while connect() is under way (dgram refuses an address-less send before it). */
   private queued: { id: number; p: Pending; buf: Buffer }[] = [];
+  /** Queries in the order they were sent (their deadlines' order), with their ids, from `head`. */
+  private expiring: Pending[] = [];
+  private ids: number[] = [];
+  private head = 0;
+  private timer: NodeJS.Timeout | undefined;
 
   constructor(
     readonly server: DnsServer,
@@ -78,44 +107,100 @@ export class DnsUdpSocket {
         questions: [{ name, type, class: 'IN' }],
       });
       // Read back from the wire form, as an answer's question will be: '*' is 'ANY', 'x.' is 'x'.
-      const sent = dnsPacket.decode(buf).questions?.[0] as Question;
+      const question = questionOnWire(name, type, buf);
       const socket = this.open();
-      const onAbort = () => this.drop(id, p, new AbortedError());
       const p: Pending = {
-        question: { ...sent, name: lower(sent.name) },
-        resolve: (packet) => {
-          signal?.removeEventListener('abort', onAbort);
-          resolve(packet);
-        },
-        reject: (e) => {
-          signal?.removeEventListener('abort', onAbort);
-          reject(e);
-        },
-        // setImmediate: after an event-loop stall, an answer already received is taken first.
-        timer: setTimeout(
-          () =>
-            setImmediate(() =>
-              this.drop(id, p, new DnsError(`DNS timeout after ${this.timeoutMs} ms`, 'ETIMEOUT')),
-            ),
-          this.timeoutMs,
-        ),
+        question,
+        resolve,
+        reject,
+        deadline: performance.now() + this.timeoutMs,
+        signal,
+        onAbort: undefined,
       };
-      signal?.addEventListener('abort', onAbort, { once: true });
+      if (signal) {
+        p.onAbort = () => this.drop(id, p, new AbortedError());
+        signal.addEventListener('abort', p.onAbort, { once: true });
+      }
       this.pending.set(id, p);
+      this.expiring.push(p);
+      this.ids.push(id);
+      this.armTimer();
       if (this.connected) this.send(socket, id, p, buf);
       else this.queued.push({ id, p, buf });
     });
   }
 
+  /**
+   * One timer per socket for the time-outs of its queries (a timer per query cost a brute force
+   * a timer object and its list's upkeep for each of its thousands of questions). Queries expire
+   * in the order they were sent (one time-out for all), so the timer waits for the oldest.
+   */
+  private armTimer(): void {
+    if (this.timer) return;
+    while (this.head < this.expiring.length && !this.isPending(this.head)) this.head++;
+    if (this.head > 1024 && this.head * 2 > this.expiring.length) {
+      this.expiring = this.expiring.slice(this.head);
+      this.ids = this.ids.slice(this.head);
+      this.head = 0;
+    }
+    const oldest = this.expiring[this.head];
+    if (!oldest) {
+      this.expiring = [];
+      this.ids = [];
+      this.head = 0;
+      return;
+    }
+    this.timer = setTimeout(() => this.expire(), Math.max(0, Math.ceil(oldest.deadline - performance.now())));
+  }
+
+  private isPending(index: number): boolean {
+    const p = this.expiring[index];
+    return !!p && this.pending.get(this.ids[index] as number) === p;
+  }
+
+  private expire(): void {
+    this.timer = undefined;
+    const now = performance.now();
+    const expired: { id: number; p: Pending }[] = [];
+    for (; this.head < this.expiring.length; this.head++) {
+      const p = this.expiring[this.head] as Pending;
+      if (p.deadline > now) break;
+      if (this.isPending(this.head)) expired.push({ id: this.ids[this.head] as number, p });
+    }
+    // setImmediate: after an event-loop stall, an answer already received is taken first.
+    if (expired.length)
+      setImmediate(() => {
+        for (const { id, p } of expired)
+          this.drop(id, p, new DnsError(`DNS timeout after ${this.timeoutMs} ms`, 'ETIMEOUT'));
+      });
+    this.armTimer();
+  }
+
+  /** Nothing is in flight any more: no timer keeps waiting for it. */
+  private forgetTimeouts(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.expiring = [];
+    this.ids = [];
+    this.head = 0;
+  }
+
+  /** Settles a query that is no longer pending: its abort listener goes. */
+  private settled(p: Pending): void {
+    if (p.onAbort) p.signal?.removeEventListener('abort', p.onAbort);
+  }
+
   /** Rejects what is in flight and closes the socket; a later query opens a new one. */
   close(): void {
-    for (const p of this.pending.values()) {
-      clearTimeout(p.timer);
-      p.reject(new AbortedError('resolver closed'));
-    }
+    const pending = [...this.pending.values()];
     this.pending.clear();
     this.queued = [];
+    this.forgetTimeouts();
     this.discard();
+    for (const p of pending) {
+      this.settled(p);
+      p.reject(new AbortedError('resolver closed'));
+    }
   }
 
   private newId(): number {
@@ -171,7 +256,7 @@ export class DnsUdpSocket {
   private drop(id: number, p: Pending, err: Error): void {
     if (this.pending.get(id) !== p) return;
     this.pending.delete(id);
-    clearTimeout(p.timer);
+    this.settled(p);
     p.reject(err);
   }
 
@@ -187,7 +272,7 @@ export class DnsUdpSocket {
     const q = packet.questions?.[0];
     if (!p || !q || !sameQuestion(q, p.question)) return;
     this.pending.delete(packet.id);
-    clearTimeout(p.timer);
+    this.settled(p);
     p.resolve(packet);
   }
 
@@ -202,11 +287,12 @@ export class DnsUdpSocket {
     const pending = [...this.pending.values()];
     this.pending.clear();
     this.queued = [];
+    this.forgetTimeouts();
     // A DnsError with the system's code: 'name not resolved: ECONNREFUSED', not a bare 'error'.
     const code = err.code ?? 'EUNREACHABLE';
     const e = new DnsError(`DNS server ${this.server.host}:${this.server.port}: ${code}`, code);
     for (const p of pending) {
-      clearTimeout(p.timer);
+      this.settled(p);
       p.reject(e);
     }
   }

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sharedDataset } from '../../test/helpers.ts';
+import { preloadFingerprints } from '../pipeline/scan.ts';
 import {
   cpeWithVersion,
   FingerprintEngine,
@@ -218,5 +219,14 @@ describe('loader', () => {
     expect(set.technologies.size).toBeGreaterThan(3000);
     const r = names(new FingerprintEngine(set).analyze({ meta: { generator: ['WordPress 4.7.1'] } }));
     expect(r).toContain('WordPress@4.7.1');
+  });
+});
+
+describe('preloading', () => {
+  it('loads the built-in set a scan uses, before the first scan', () => {
+    const builtin = new FingerprintEngine(loadFingerprints([BUILTIN_FINGERPRINTS_DIR])).size;
+    expect(builtin).toBeGreaterThan(100);
+    expect(preloadFingerprints()).toBe(builtin);
+    expect(preloadFingerprints({ fingerprints: { noBuiltin: true } })).toBe(0);
   });
 });

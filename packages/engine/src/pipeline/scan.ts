@@ -49,7 +49,7 @@ export function selectStages(config: ScanConfig): Stage[] {
 
 let fingerprintCache: { key: string; engine: FingerprintEngine } | null = null;
 
-function fingerprintEngine(config: ScanConfig): FingerprintEngine {
+function fingerprintEngine(config: Pick<ScanConfig, 'fingerprints'>): FingerprintEngine {
   const dirs = [
     ...(config.fingerprints?.noBuiltin ? [] : [BUILTIN_FINGERPRINTS_DIR]),
     ...(config.fingerprints?.dirs ?? []),
@@ -58,6 +58,15 @@ function fingerprintEngine(config: ScanConfig): FingerprintEngine {
   if (fingerprintCache?.key !== key)
     fingerprintCache = { key, engine: new FingerprintEngine(loadFingerprints(dirs)) };
   return fingerprintCache.engine;
+}
+
+/**
+ * Loads the fingerprint set that scans with `config` use (the built-in one by default) into the
+ * process's cache before its first scan, which would otherwise read and compile it (~60 ms) while
+ * it runs; returns how many technologies it holds.
+ */
+export function preloadFingerprints(config: Pick<ScanConfig, 'fingerprints'> = {}): number {
+  return fingerprintEngine(config).size;
 }
 
 /** Fills the outcome's counts from the stage's report and decides whether it is partial. */

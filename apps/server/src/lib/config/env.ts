@@ -51,7 +51,7 @@ export const ZEnv = z.object({
   VERIFY_CHECKS_PER_USER_PER_HOUR: z.coerce.number().int().min(1).max(100_000).default(60),
   VERIFY_CHECKS_PER_TARGET_PER_HOUR: z.coerce.number().int().min(1).max(100_000).default(20),
   TRUST_PROXY: bool.default(false),
-  /** The API remembers session states and events totals, kept true by LISTEN (docs/deploy.md). */
+  /** LISTEN: the API remembers session states and events totals; idle workers start queued scans at once (docs/deploy.md). */
   PERIMETER_CHANGE_FEED: bool.default(true),
   PERIMETER_ALLOW_PRIVATE_TARGETS: bool.default(false),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),

@@ -43,16 +43,27 @@ import * as repo from './scans-repo.ts';
  * it found, and the user is told.
  */
 export const SCAN_QUEUE = 'scan-run';
+/**
+ * Notified when a scan job is queued (at its transaction's commit): workers listening on the change
+ * feed (PERIMETER_CHANGE_FEED) start it at once; the others, and any behind a pooler in transaction
+ * mode, find it at their next poll (0.5 s).
+ */
+export const SCAN_QUEUED_CHANNEL = 'scan_queued';
 export const ZScanJob = z.object({ scanId: z.uuid() });
 export type TScanJob = z.infer<typeof ZScanJob>;
 
 export const scanJob = (env: AppContext['config']['env']) =>
-  defineJob(SCAN_QUEUE, ZScanJob, {
-    retryLimit: env.SCAN_JOB_RETRY_LIMIT,
-    retryDelay: 2,
-    retryBackoff: true,
-    expireInSeconds: env.SCAN_JOB_EXPIRE_SECONDS,
-  });
+  defineJob(
+    SCAN_QUEUE,
+    ZScanJob,
+    {
+      retryLimit: env.SCAN_JOB_RETRY_LIMIT,
+      retryDelay: 2,
+      retryBackoff: true,
+      expireInSeconds: env.SCAN_JOB_EXPIRE_SECONDS,
+    },
+    { wakeChannel: SCAN_QUEUED_CHANNEL },
+  );
 
 /** Enqueues a scan job through `executeSql` (the caller's open transaction). */
 export async function enqueueScanJob(
@@ -84,7 +95,7 @@ export async function registerScanWorkers(ctx: AppContext, boss: Boss): Promise<
         throw err;
       }
     },
-    { concurrency: ctx.config.env.WORKER_CONCURRENCY },
+    { concurrency: ctx.config.env.WORKER_CONCURRENCY, wake: ctx.scansQueued },
   );
   const silent = ctx.config.env.SCAN_HEARTBEAT_TIMEOUT_SECONDS;
   let checking: Promise<unknown> | undefined;
