@@ -22,6 +22,23 @@ interface Roles {
 }
 
 /** Starts the roles asked for and stops them cleanly on SIGINT/SIGTERM. */
+/** Work a worker does before it says it is ready, which its first scan would do otherwise: timed and logged. */
+async function ahead(
+  logger: Logger,
+  count: string,
+  done: string,
+  notDone: string,
+  work: () => number | Promise<number>,
+): Promise<void> {
+  const started = performance.now();
+  try {
+    const n = await work();
+    logger.info({ [count]: n, ms: Math.round(performance.now() - started) }, done);
+  } catch (err) {
+    logger.warn({ err: (err as Error).message }, notDone);
+  }
+}
+
 export async function runProcess(roles: Roles): Promise<void> {
   let config: ReturnType<typeof loadConfig>;
   try {
@@ -142,34 +159,22 @@ export async function runProcess(roles: Roles): Promise<void> {
         const expiry = await registerOobJobs(runtime.ctx, boss);
         stops.unshift(() => expiry.stop());
       }
-      // The template sets compiled before the worker says it is ready (a scan meanwhile waits for them).
-      const compileStarted = performance.now();
-      try {
-        const templates = await warmTemplateSets(runtime.ctx);
-        logger.info(
-          { templates, ms: Math.round(performance.now() - compileStarted) },
-          'template sets compiled',
-        );
-      } catch (err) {
-        logger.warn(
-          { err: (err as Error).message },
-          'template sets not compiled ahead: the first scan compiles them',
-        );
-      }
-      // The fingerprint set too (read and compiled by the first scan otherwise).
-      const fingerprintsStarted = performance.now();
-      try {
-        const technologies = preloadFingerprints();
-        logger.info(
-          { technologies, ms: Math.round(performance.now() - fingerprintsStarted) },
-          'fingerprints loaded',
-        );
-      } catch (err) {
-        logger.warn(
-          { err: (err as Error).message },
-          'fingerprints not loaded ahead: the first scan loads them',
-        );
-      }
+      // The template sets compiled and the fingerprint set loaded before the worker says it is ready
+      // (a scan meanwhile waits for them; otherwise the first scan does it).
+      await ahead(
+        logger,
+        'templates',
+        'template sets compiled',
+        'template sets not compiled ahead: the first scan compiles them',
+        () => warmTemplateSets(runtime.ctx),
+      );
+      await ahead(
+        logger,
+        'technologies',
+        'fingerprints loaded',
+        'fingerprints not loaded ahead: the first scan loads them',
+        preloadFingerprints,
+      );
       logger.info('worker role ready');
     }
     if (roles.oob && config.env.PERIMETER_OOB_DOMAIN) {
