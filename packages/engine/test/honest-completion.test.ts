@@ -3,7 +3,7 @@ import dgram from 'node:dgram';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createFindingStages } from '../src/findings/finding-stages.ts';
 import { scan } from '../src/pipeline/scan.ts';
 import type { ScanConfig } from '../src/pipeline/scan-config.ts';
@@ -105,6 +105,37 @@ describe('honest completion', () => {
       { reason: 'not run: time limit 300 ms reached', count: 1000 - (stage?.ran ?? 0), examples: [] },
     ]);
     expect(r.summary?.partial).toBe(true);
+  });
+
+  it('a stage its time limit ends is a timeout even when the wall clock stepped back meanwhile', async () => {
+    // Timers run on the monotonic clock, Date.now() on the wall clock (an NTP step, or the
+    // millisecond each rounds off): when the limit's timer fires, the wall clock may not have
+    // reached the deadline yet. Here it steps back 50 ms while the stage waits.
+    const realNow = Date.now.bind(Date);
+    const waiting: Stage = {
+      name: 'clock-step',
+      class: 'class_exploitation',
+      timeoutMs: 300,
+      async *run(ctx) {
+        ctx.report.plan(2);
+        ctx.report.done();
+        yield { type: 'progress', stage: 'clock-step', done: 1, total: 2 };
+        vi.spyOn(Date, 'now').mockImplementation(() => realNow() - 50);
+        await new Promise<void>((r) => ctx.signal.addEventListener('abort', () => r(), { once: true }));
+      },
+    };
+    try {
+      const r = await collectScan(scan('127.0.91.1', config({ extraStages: [waiting], watchdogMs: 60_000 })));
+      const stage = r.summary?.stages.find((s) => s.name === 'clock-step');
+      expect(stage).toMatchObject({
+        status: 'timeout',
+        reason: 'time limit 300 ms reached',
+        partial: true,
+        ran: 1,
+      });
+    } finally {
+      vi.restoreAllMocks();
+    }
   });
 
   it('a scan where every stage finished is not partial', async () => {

@@ -108,9 +108,14 @@ async function* runStage(
   const deadline = started + timeoutMs;
   try {
     while (true) {
-      const wait = Math.min(watchdogMs, Math.max(0, deadline - Date.now()));
+      // Which limit ends the wait is decided here, not by reading the clock when it fires: the
+      // timer runs on the monotonic clock and Date.now() on the wall clock (each rounds off its
+      // millisecond; an NTP step moves only the wall clock), so at the deadline's timer the wall
+      // clock may still read a moment before the deadline — which made a time limit a "stall".
+      const untilDeadline = Math.max(0, deadline - Date.now());
+      const limit = untilDeadline <= watchdogMs ? 'timeout' : 'stalled';
       const timed = new Promise<'timeout' | 'stalled'>((resolve) => {
-        timer = setTimeout(() => resolve(Date.now() >= deadline ? 'timeout' : 'stalled'), wait);
+        timer = setTimeout(() => resolve(limit), limit === 'timeout' ? untilDeadline : watchdogMs);
       });
       const next = iterator.next();
       next.catch(() => {});
