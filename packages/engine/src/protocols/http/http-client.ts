@@ -177,8 +177,11 @@ export class HttpClient {
           connections: options.connectionsPerOrigin ?? 8,
           keepAliveTimeout: 4000,
           connect: { rejectUnauthorized: false, timeout: this.timeoutMs, ...(lookup ? { lookup } : {}) },
-          headersTimeout: this.timeoutMs,
-          bodyTimeout: this.timeoutMs,
+          // The request's guard ends an exchange at its deadline (headers and body included):
+          // undici's own header and body timers would only repeat it, at a timer and a WeakRef
+          // made per request.
+          headersTimeout: 0,
+          bodyTimeout: 0,
         },
         options.maxOrigins ?? 256,
       );
@@ -235,10 +238,6 @@ export class HttpClient {
       headers: prepared.headers,
     };
     if (init.body !== undefined && init.body !== '') options.body = init.body;
-    if (init.timeoutMs !== undefined) {
-      options.headersTimeout = init.timeoutMs;
-      options.bodyTimeout = init.timeoutMs;
-    }
     // undici takes a per-request server name (it reconnects when it changes); not in its types.
     if (init.servername) (options as { servername?: string }).servername = init.servername;
     try {
