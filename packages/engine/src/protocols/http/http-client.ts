@@ -1,7 +1,7 @@
 import { lookup as dnsLookup } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import type { Dispatcher } from 'undici';
-import { GuardList, guardedPromise, RequestGuard } from './http-request-guard.ts';
+import { GuardList, PromisedResponse, RequestGuard, type ResponseReceiver } from './http-request-guard.ts';
 import { canonicalHeaderName, ResponseCollector, STATUS_TEXT, TOKEN } from './http-response-collector.ts';
 import { encodeRequestTarget, type RawUrl, splitRawUrl } from './http-url.ts';
 import { OriginPools } from './origin-pools.ts';
@@ -199,22 +199,40 @@ export class HttpClient {
     signal?: AbortSignal,
     maxBytes = this.maxResponseBytes,
   ): Promise<HttpResponseData> {
+    const promised = new PromisedResponse();
+    this.sendTo(promised, init, signal, maxBytes);
+    return promised.promise;
+  }
+
+  /**
+   * `send` with the outcome handed to `receiver` instead of a promise (the template engine's
+   * exchange settles the one promise its runner awaits); a request that cannot be sent fails
+   * before this returns.
+   */
+  sendTo(
+    receiver: ResponseReceiver,
+    init: HttpRequestInit,
+    signal?: AbortSignal,
+    maxBytes = this.maxResponseBytes,
+  ): void {
     let prepared: PreparedRequest;
     let url: Readonly<RawUrl>;
     try {
       url = splitRawUrl(init.url);
       prepared = prepareRequest(init, url);
     } catch (err) {
-      return Promise.reject(err);
+      receiver.failed(err);
+      return;
     }
-    if (signal?.aborted) return Promise.reject(signal.reason);
+    if (signal?.aborted) {
+      receiver.failed(signal.reason);
+      return;
+    }
     const timeoutMs = init.timeoutMs ?? this.timeoutMs;
     const started = performance.now();
-    const guard = new RequestGuard(this.inflight, started + timeoutMs, timeoutMs, signal);
-    const promise = guardedPromise(guard);
+    const guard = new RequestGuard(this.inflight, started + timeoutMs, timeoutMs, signal, receiver);
     this.inflight.add(guard);
-    void this.exchange(init, url.origin, prepared, guard, maxBytes, started);
-    return promise;
+    this.exchange(init, url.origin, prepared, guard, maxBytes, started);
   }
 
   /**
