@@ -11,11 +11,8 @@
  */
 import { constants, PerformanceObserver } from 'node:perf_hooks';
 import { BenchReport, interleaved, MIN_ROUNDS, type Sample, summarize } from '@perimeter/lab/bench';
-import {
-  HttpClient,
-  type HttpRequestInit,
-  type HttpResponseData,
-} from '../src/protocols/http/http-client.ts';
+import { HttpClient, type HttpRequestInit } from '../src/protocols/http/http-client.ts';
+import type { ResponseReceiver } from '../src/protocols/http/http-request-guard.ts';
 import { defaultExecutors } from '../src/protocols/index.ts';
 import { type TemplateJob, TemplateScanner } from '../src/templates/template-scanner.ts';
 import {
@@ -63,23 +60,24 @@ class StubClient extends HttpClient {
   private readonly body = Buffer.from(
     `<!doctype html><html><head><title>Acme</title></head><body>${'Acme corp '.repeat(60)}</body></html>`,
   );
-  override async send(init: HttpRequestInit): Promise<HttpResponseData> {
-    await Promise.resolve();
-    return {
-      url: init.url,
-      status: 200,
-      statusText: 'OK',
-      headers: [
-        ['content-type', 'text/html; charset=utf-8'],
-        ['content-length', String(this.body.length)],
-        ['date', new Date().toUTCString()],
-        ['connection', 'keep-alive'],
-        ['keep-alive', 'timeout=5'],
-      ],
-      body: this.body,
-      truncated: false,
-      durationMs: 0.1,
-    };
+  override sendTo(receiver: ResponseReceiver, init: HttpRequestInit): void {
+    void Promise.resolve().then(() =>
+      receiver.received({
+        url: init.url,
+        status: 200,
+        statusText: 'OK',
+        headers: [
+          ['content-type', 'text/html; charset=utf-8'],
+          ['content-length', String(this.body.length)],
+          ['date', new Date().toUTCString()],
+          ['connection', 'keep-alive'],
+          ['keep-alive', 'timeout=5'],
+        ],
+        body: this.body,
+        truncated: false,
+        durationMs: 0.1,
+      }),
+    );
   }
 }
 

@@ -101,9 +101,7 @@ export function oobPending(
           };
           const extracted = [...d.extracted];
           for (const ex of d.operators.extractors) if (!ex.internal) extracted.push(...ex.extract(event));
-          const found = matchFindings(template, state, d.resp, d.operators, d.operators.reportable, event, [
-            ...new Set(extracted),
-          ]);
+          const found = matchFindings(template, state, d.resp, d.operators, event, [...new Set(extracted)]);
           if (!found) continue;
           d.matched = true;
           for (const f of found) {

@@ -98,17 +98,19 @@ function buildFinding(
   return finding;
 }
 
+/** What deciding a response needs of a block's operators. */
+type DecidingOperators = Pick<CompiledOperators, 'matchers' | 'condition' | 'reportable'>;
+
 /** The findings one response makes under a block's operators, or undefined when it does not match. */
 export function matchFindings(
   template: CompiledTemplate,
   state: TemplateRunState,
   resp: ProtocolResponse,
-  operators: CompiledOperators,
-  reportable: boolean,
+  operators: DecidingOperators,
   event: OperatorEvent,
   extracted: string[],
 ): (TemplateFinding | undefined)[] | undefined {
-  const { matchers, condition } = operators;
+  const { matchers, condition, reportable } = operators;
   if (matchers.length === 0) {
     if (extracted.length === 0) return undefined;
     return [buildFinding(template, state, resp, undefined, extracted)];
@@ -125,26 +127,37 @@ export function matchFindings(
  * One request block's operators over its responses: extractors run on every response (later
  * requests and flows read their values), matchers decide, findings are collected. A class, not
  * an object of closures: one is made per template run (per request, in most of a real scan).
+ *
+ * It holds the block's compiled matchers and extractors for the run: the request's operators
+ * hold them weakly (see compile-support.ts), and reading them through the weak reference on
+ * every response of a payload loop allocates each time.
  */
-class BlockOperators {
+class BlockOperators implements DecidingOperators {
   readonly findings: TemplateFinding[] = [];
   /** The last response's extracted values (non-internal), deduplicated. */
   lastExtracted: string[] = NONE;
   /** Named extractor values of this block so far (over the layer). */
   vars: Variables = {};
-  private readonly reportable: boolean;
+  readonly matchers: CompiledOperators['matchers'];
+  readonly extractors: CompiledOperators['extractors'];
+  readonly condition: CompiledOperators['condition'];
+  readonly reportable: boolean;
 
   constructor(
     private readonly template: CompiledTemplate,
-    private readonly req: CompiledRequest,
+    req: CompiledRequest,
     private readonly state: TemplateRunState,
   ) {
-    this.reportable = req.operators.reportable;
+    const { operators } = req;
+    this.matchers = operators.matchers;
+    this.extractors = operators.extractors;
+    this.condition = operators.condition;
+    this.reportable = operators.reportable;
   }
 
   extract(resp: ProtocolResponse, layer: Variables): OperatorEvent {
     const event = blockOperatorsEvent(resp, layer);
-    const { extractors } = this.req.operators;
+    const { extractors } = this;
     if (extractors.length === 0) {
       this.lastExtracted = NONE;
       return event;
@@ -170,8 +183,7 @@ class BlockOperators {
   }
 
   evaluate(resp: ProtocolResponse, event: OperatorEvent, extracted: string[]): boolean {
-    const { template, state, req } = this;
-    const found = matchFindings(template, state, resp, req.operators, this.reportable, event, extracted);
+    const found = matchFindings(this.template, this.state, resp, this, event, extracted);
     if (!found) return false;
     for (const f of found) if (f) this.findings.push(f);
     return true;

@@ -96,4 +96,20 @@ describe('matchers', () => {
     expect(or.names).toEqual(['ok', 'grafana']);
     expect(runMatchers([], 'or', event).matched).toBe(false);
   });
+
+  it("an outcome's values are the matching matchers' values in order, and no matcher's list is changed", () => {
+    const words = compileMatcher({ type: 'word', words: ['Grafana', 'nope', 'Grafana'], condition: 'or' });
+    const regex = compileMatcher({ type: 'regex', regex: ['Graf[a-z]+'] });
+    const status = compileMatcher({ type: 'status', status: [200] });
+    const first = words.match(event);
+    expect(first.values).toEqual(['Grafana', 'Grafana']);
+    expect(runMatchers([status, words], 'and', event).values).toEqual(['Grafana', 'Grafana']);
+    expect(runMatchers([words, status, regex], 'and', event).values).toEqual([
+      'Grafana',
+      'Grafana',
+      'Grafana',
+    ]);
+    expect(first.values).toEqual(['Grafana', 'Grafana']);
+    expect(runMatchers([status], 'or', event).values).toEqual([]);
+  });
 });

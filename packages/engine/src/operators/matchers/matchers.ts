@@ -105,8 +105,9 @@ export function compileMatcher(def: MatcherDef, field = 'matchers'): CompiledMat
             if (ci) word = word.toLowerCase();
           } else word = ci ? (lowered[i] as string) : (words[i] as string);
           if (text.includes(word)) {
-            found ??= [];
-            found.push(word);
+            // A list made at one (an empty list's first push allocates room for sixteen).
+            if (found) found.push(word);
+            else found = [word];
             any = true;
           } else all = false;
         }
@@ -228,7 +229,8 @@ const NO_MATCH: MatchersOutcome = Object.freeze({ matched: false, names: NOTHING
 
 /**
  * Applies `matchers-condition` (default `or`) over compiled matchers. Per response: the lists
- * are created only when something goes in them (a shared empty one otherwise, never written to).
+ * are created only when something goes in them (a shared empty one otherwise, never written to);
+ * the outcome's values may be a matcher's own list (read, never written to).
  */
 export function runMatchers(
   matchers: CompiledMatcher[],
@@ -247,10 +249,8 @@ export function runMatchers(
         names ??= [];
         names.push(m.name);
       }
-      if (r.values.length > 0) {
-        values ??= [];
-        for (const v of r.values) values.push(v);
-      }
+      // A matcher's values are its own list, made for this response: the first is taken as it is.
+      if (r.values.length > 0) values = values === undefined ? r.values : values.concat(r.values);
     } else if (condition === 'and') return NO_MATCH;
   }
   const matched = condition === 'and' ? matchers.length > 0 : any;

@@ -1,7 +1,7 @@
 import { lookup as dnsLookup } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import type { Dispatcher } from 'undici';
-import { GuardList, guardedPromise, RequestGuard } from './http-request-guard.ts';
+import { GuardList, PromisedResponse, RequestGuard, type ResponseReceiver } from './http-request-guard.ts';
 import { canonicalHeaderName, ResponseCollector, STATUS_TEXT, TOKEN } from './http-response-collector.ts';
 import { encodeRequestTarget, type RawUrl, splitRawUrl } from './http-url.ts';
 import { OriginPools } from './origin-pools.ts';
@@ -177,8 +177,11 @@ export class HttpClient {
           connections: options.connectionsPerOrigin ?? 8,
           keepAliveTimeout: 4000,
           connect: { rejectUnauthorized: false, timeout: this.timeoutMs, ...(lookup ? { lookup } : {}) },
-          headersTimeout: this.timeoutMs,
-          bodyTimeout: this.timeoutMs,
+          // The request's guard ends an exchange at its deadline (headers and body included):
+          // undici's own header and body timers would only repeat it, at a timer and a WeakRef
+          // made per request.
+          headersTimeout: 0,
+          bodyTimeout: 0,
         },
         options.maxOrigins ?? 256,
       );
@@ -196,22 +199,40 @@ export class HttpClient {
     signal?: AbortSignal,
     maxBytes = this.maxResponseBytes,
   ): Promise<HttpResponseData> {
+    const promised = new PromisedResponse();
+    this.sendTo(promised, init, signal, maxBytes);
+    return promised.promise;
+  }
+
+  /**
+   * `send` with the outcome handed to `receiver` instead of a promise (the template engine's
+   * exchange settles the one promise its runner awaits); a request that cannot be sent fails
+   * before this returns.
+   */
+  sendTo(
+    receiver: ResponseReceiver,
+    init: HttpRequestInit,
+    signal?: AbortSignal,
+    maxBytes = this.maxResponseBytes,
+  ): void {
     let prepared: PreparedRequest;
     let url: Readonly<RawUrl>;
     try {
       url = splitRawUrl(init.url);
       prepared = prepareRequest(init, url);
     } catch (err) {
-      return Promise.reject(err);
+      receiver.failed(err);
+      return;
     }
-    if (signal?.aborted) return Promise.reject(signal.reason);
+    if (signal?.aborted) {
+      receiver.failed(signal.reason);
+      return;
+    }
     const timeoutMs = init.timeoutMs ?? this.timeoutMs;
     const started = performance.now();
-    const guard = new RequestGuard(this.inflight, started + timeoutMs, timeoutMs, signal);
-    const promise = guardedPromise(guard);
+    const guard = new RequestGuard(this.inflight, started + timeoutMs, timeoutMs, signal, receiver);
     this.inflight.add(guard);
-    void this.exchange(init, url.origin, prepared, guard, maxBytes, started);
-    return promise;
+    this.exchange(init, url.origin, prepared, guard, maxBytes, started);
   }
 
   /**
@@ -235,10 +256,6 @@ export class HttpClient {
       headers: prepared.headers,
     };
     if (init.body !== undefined && init.body !== '') options.body = init.body;
-    if (init.timeoutMs !== undefined) {
-      options.headersTimeout = init.timeoutMs;
-      options.bodyTimeout = init.timeoutMs;
-    }
     // undici takes a per-request server name (it reconnects when it changes); not in its types.
     if (init.servername) (options as { servername?: string }).servername = init.servername;
     try {

@@ -10,6 +10,7 @@ import type {
 } from '../../templates/template-types.ts';
 import { type HttpRequestInit, type HttpResponseData, InvalidRequestError } from './http-client.ts';
 import { HttpProtocolResponse, httpEventValues, layerIsReused } from './http-parts.ts';
+import { type ResponseReceiver, Settler } from './http-request-guard.ts';
 import { type RawUrl, splitRawUrl } from './http-url.ts';
 
 export class UnresolvedVariableError extends Error {
@@ -213,9 +214,10 @@ function redirectOf(
 
 /**
  * Sends one request, following redirects as the template allows; returns the final response.
- * The common exchange (no wait, scope and a host slot answered at once) runs as
- * one reaction on the client's promise: an async frame per request costs more bytes than the
- * rest of this path. Anything else goes on in `followExchange`, the same steps awaited.
+ * The common exchange (no wait, scope and a host slot answered at once) is an `HttpExchange`
+ * the client hands the response to: an async frame, or a reaction on a promise of the client's,
+ * per request costs more bytes than the rest of this path. Anything else goes on in
+ * `followExchange`, the same steps awaited.
  */
 export function executeHttpRequest(
   req: CompiledHttpRequest,
@@ -246,38 +248,83 @@ export function executeHttpRequest(
   } catch (err) {
     return Promise.reject(err);
   }
-  const endpoint = firstUrl.host;
-  const maxSize = maxResponseSize(req, ctx);
-  return ctx.http.send(init, ctx.signal, maxSize).then(
-    (res) => {
-      ctx.hosts.leave(endpoint, slot);
-      if (cookies) keepCookies(res, cookies);
-      const next = redirectOf(req, init, res, 0, endpoint);
-      if (next)
-        return followExchange(
-          req,
-          spec,
-          vars,
-          ctx,
-          targetHost,
-          cookies,
-          wanted,
-          first,
-          undefined,
-          undefined,
-          {
-            init: next,
-            res,
-          },
-        );
-      return httpProtocolResponse(first, firstUrl, init, res, vars, wanted, layerIsReused(req, vars));
-    },
-    (err: unknown) => {
-      noteFailure(ctx, endpoint, err);
-      ctx.hosts.leave(endpoint, slot);
-      throw err;
-    },
+  const exchange = new HttpExchange(
+    req,
+    spec,
+    vars,
+    ctx,
+    targetHost,
+    cookies,
+    wanted,
+    first,
+    firstUrl,
+    init,
+    slot,
   );
+  ctx.http.sendTo(exchange, init, ctx.signal, maxResponseSize(req, ctx));
+  return exchange.promise;
+}
+
+/**
+ * The common exchange's first hop once sent: the client hands it the outcome, and it settles
+ * the exchange's promise with the response, or with `followExchange` when a redirect is
+ * followed (the host slot given back, cookies kept and a failure noted as `followExchange` does).
+ */
+class HttpExchange extends Settler<ProtocolResponse> implements ResponseReceiver {
+  constructor(
+    private readonly req: CompiledHttpRequest,
+    private readonly spec: PathHttpSpec | RawHttpSpec,
+    private readonly vars: Variables,
+    private readonly ctx: RunContext,
+    private readonly targetHost: string,
+    private readonly cookies: Map<string, string> | undefined,
+    private readonly wanted: HttpPartsWanted | undefined,
+    private readonly first: HttpRequestInit,
+    private readonly firstUrl: Readonly<RawUrl>,
+    private readonly init: HttpRequestInit,
+    private readonly slot: Semaphore,
+  ) {
+    super();
+  }
+
+  /** Called by the client, inside undici's callback: nothing may throw out of it. */
+  received(res: HttpResponseData): void {
+    const { req, spec, vars, ctx, cookies, wanted, first, firstUrl, init } = this;
+    try {
+      ctx.hosts.leave(firstUrl.host, this.slot);
+      if (cookies) keepCookies(res, cookies);
+      const next = redirectOf(req, init, res, 0, firstUrl.host);
+      if (next) {
+        const redirected = { init: next, res };
+        this.resolve(
+          followExchange(
+            req,
+            spec,
+            vars,
+            ctx,
+            this.targetHost,
+            cookies,
+            wanted,
+            first,
+            undefined,
+            undefined,
+            redirected,
+          ),
+        );
+      } else
+        this.resolve(
+          httpProtocolResponse(first, firstUrl, init, res, vars, wanted, layerIsReused(req, vars)),
+        );
+    } catch (err) {
+      this.reject(err);
+    }
+  }
+
+  failed(err: unknown): void {
+    noteFailure(this.ctx, this.firstUrl.host, err);
+    this.ctx.hosts.leave(this.firstUrl.host, this.slot);
+    this.reject(err);
+  }
 }
 
 function maxResponseSize(req: CompiledHttpRequest, ctx: RunContext): number {

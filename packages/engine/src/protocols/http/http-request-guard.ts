@@ -8,10 +8,17 @@ export class RequestTimeoutError extends Error {
   }
 }
 
+/** Where a request's outcome goes: its response, or why there is none (called once). */
+export interface ResponseReceiver {
+  received(res: HttpResponseData): void;
+  failed(err: unknown): void;
+}
+
 /**
- * One request in flight: its deadline, the scan's signal, and how it settles. It settles
- * `send()` itself: undici cannot abort a request still queued in a pool (only once a
- * connection took it), so neither the deadline nor the scan's abort may depend on undici.
+ * One request in flight: its deadline, the scan's signal, and how it settles. It settles the
+ * request itself, handing the outcome to its receiver: undici cannot abort a request still
+ * queued in a pool (only once a connection took it), so neither the deadline nor the scan's
+ * abort may depend on undici.
  * Once a connection took the request, an abort also ends the exchange (undici's abort
  * function, held here: no listener closure per request). Guards are linked in a list (no Set
  * hashing per request) that the client's one sweep timer walks.
@@ -24,14 +31,13 @@ export class RequestGuard {
   private settled = false;
   prev: RequestGuard | undefined = undefined;
   next: RequestGuard | undefined = undefined;
-  resolve: (res: HttpResponseData) => void = noop;
-  reject: (reason: unknown) => void = noop;
 
   constructor(
     private readonly list: GuardList,
     readonly deadline: number,
     readonly timeoutMs: number,
     readonly signal: AbortSignal | undefined,
+    private readonly receiver: ResponseReceiver,
   ) {}
 
   /** A connection took the request: an abort from now on ends the exchange too. */
@@ -55,8 +61,8 @@ export class RequestGuard {
     if (this.settled) return;
     this.settled = true;
     this.list.remove(this);
-    if (res) this.resolve(res);
-    else this.reject(this.aborted ? this.reason : err);
+    if (res) this.receiver.received(res);
+    else this.receiver.failed(this.aborted ? this.reason : err);
   }
 }
 
@@ -103,18 +109,34 @@ export class GuardList {
   }
 }
 
-// The promise executor is shared (no closure per request): it hands its functions over here.
-let capturedResolve: (res: HttpResponseData) => void = noop;
+// The promise executor is shared (no closure per promise): it hands its functions over here.
+let capturedResolve: (value: unknown) => void = noop;
 let capturedReject: (reason: unknown) => void = noop;
-function capture(resolve: (res: HttpResponseData) => void, reject: (reason: unknown) => void): void {
-  capturedResolve = resolve;
+function capture<V>(resolve: (value: V) => void, reject: (reason: unknown) => void): void {
+  capturedResolve = resolve as (value: unknown) => void;
   capturedReject = reject;
 }
 
-/** The promise of a guarded request, its settle functions handed to the guard. */
-export function guardedPromise(guard: RequestGuard): Promise<HttpResponseData> {
-  const promise = new Promise<HttpResponseData>(capture);
-  guard.resolve = capturedResolve;
-  guard.reject = capturedReject;
-  return promise;
+/** A promise with its settle functions as fields (no closure per promise made to reach them). */
+export class Settler<T> {
+  readonly promise: Promise<T>;
+  protected readonly resolve: (value: T | PromiseLike<T>) => void;
+  protected readonly reject: (reason: unknown) => void;
+
+  constructor() {
+    this.promise = new Promise<T>(capture);
+    this.resolve = capturedResolve;
+    this.reject = capturedReject;
+  }
+}
+
+/** A request's outcome as a promise (`HttpClient.send`). */
+export class PromisedResponse extends Settler<HttpResponseData> implements ResponseReceiver {
+  received(res: HttpResponseData): void {
+    this.resolve(res);
+  }
+
+  failed(err: unknown): void {
+    this.reject(err);
+  }
 }

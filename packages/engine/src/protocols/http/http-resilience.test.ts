@@ -112,6 +112,30 @@ describe('the stall on invalid request paths', () => {
     expect(received).toBe('管理员');
   });
 
+  it('sendTo hands each outcome to its receiver once: an unsendable request before it returns', async () => {
+    const srv = await startRecorder('127.0.205.1');
+    const client = new HttpClient({ timeoutMs: 5000, connectionsPerOrigin: 2 });
+    closers.push(() => client.close());
+    const outcomes: string[] = [];
+    const receiver = (name: string, done?: () => void) => ({
+      received: (res: { status: number }) => {
+        outcomes.push(`${name} ${res.status}`);
+        done?.();
+      },
+      failed: (err: unknown) => {
+        outcomes.push(`${name} ${(err as Error).name}`);
+        done?.();
+      },
+    });
+    client.sendTo(receiver('bad'), { method: 'G ET', url: `${srv.base}/`, headers: {} });
+    expect(outcomes).toEqual(['bad InvalidRequestError']);
+    await new Promise<void>((resolve) =>
+      client.sendTo(receiver('good', resolve), { method: 'GET', url: `${srv.base}/x`, headers: {} }),
+    );
+    expect(outcomes).toEqual(['bad InvalidRequestError', 'good 200']);
+    expect(srv.targets).toEqual(['/x']);
+  });
+
   it('runs 1,000 templates with non-ASCII or unsendable requests to the end, then the host still answers', async () => {
     const srv = await startRecorder('127.0.205.2');
     const templates: CompiledTemplate[] = [];

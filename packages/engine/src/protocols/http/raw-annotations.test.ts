@@ -193,6 +193,16 @@ describe('annotations against servers on 127.0.0.1', () => {
     expect(scanner.summary.errors).toBeGreaterThan(0);
   });
 
+  it('@timeout longer than the client default lets a slow answer arrive', async () => {
+    const t = compileOrThrow(
+      rawTpl('timeout-longer', '@timeout: 5s', 'GET /slow HTTP/1.1\n        Host: {{Hostname}}'),
+    );
+    // The answer comes after 1.5 s: past the client's 500 ms, inside the annotation's 5 s.
+    const { findings, scanner } = await scanAll([t], [input.url], { timeoutMs: 500 });
+    expect(scanner.summary.errors).toBe(0);
+    expect(findings).toHaveLength(1);
+  });
+
   it('@once sends a request once per template run while the payload loop repeats the others', async () => {
     const t = compileOrThrow(
       tpl(
