@@ -10,7 +10,7 @@ import {
   seriousViolations,
   type TAxeViolation,
 } from './support/browser.ts';
-import { ensureBuilt, startServer, type TServer, webRoot } from './support/server.ts';
+import { startServer, type TServer, webRoot } from './support/server.ts';
 import { startSmtp } from './support/smtp.ts';
 
 const SCREENSHOT_DIR = path.join(webRoot, 'artifacts', 'screenshots');
@@ -118,7 +118,6 @@ describe.skipIf(skipReason !== null)('web journey in Chromium against the real s
   }
 
   beforeAll(async () => {
-    ensureBuilt();
     smtp = await startSmtp();
     server = await startServer(smtp.port);
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
