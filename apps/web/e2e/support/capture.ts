@@ -6,11 +6,15 @@ import { seriousViolations, type TAxeViolation } from './browser.ts';
 import { webRoot } from './server.ts';
 
 export const SCREENSHOT_DIR = path.join(webRoot, 'artifacts', 'screenshots');
-const PREFS_KEY = 'perimeter-ui-preferences';
+export const PREFS_KEY = 'perimeter-ui-preferences';
 
 export type TCombo = { mode: 'light' | 'dark'; lng: 'en' | 'ru'; dir: 'ltr' | 'rtl' };
 export const THEME_LANGUAGE_COMBOS: TCombo[] = (['light', 'dark'] as const).flatMap((mode) =>
   (['en', 'ru'] as const).map((lng) => ({ mode, lng, dir: 'ltr' as const })),
+);
+/** The sign-up journey's pages are captured in both directions too. */
+export const THEME_LANGUAGE_DIRECTION_COMBOS: TCombo[] = THEME_LANGUAGE_COMBOS.flatMap((c) =>
+  (['ltr', 'rtl'] as const).map((dir) => ({ ...c, dir })),
 );
 const DEFAULT_COMBO: TCombo = { mode: 'light', lng: 'en', dir: 'ltr' };
 
@@ -43,8 +47,9 @@ async function transitionsDone(page: Page): Promise<void> {
 /**
  * Screenshots of a page in every theme × language (× direction) with axe-core run on each; the
  * serious and critical violations are collected for one assertion at the end of a journey.
+ * `defaultCombos` are those `capture` uses unless told (the sign-up journey adds the directions).
  */
-export function createCapture(page: Page) {
+export function createCapture(page: Page, defaultCombos: TCombo[] = THEME_LANGUAGE_COMBOS) {
   const violations: TViolationReport[] = [];
 
   async function applyCombo(combo: TCombo) {
@@ -57,28 +62,43 @@ export function createCapture(page: Page) {
     );
   }
 
+  /** axe-core on the page as it is now, then its screenshot as `<file>.png`. */
+  async function inspect(name: string, combo: string, file: string, fullPage = true) {
+    mkdirSync(SCREENSHOT_DIR, { recursive: true });
+    const list = await seriousViolations(page);
+    if (list.length) violations.push({ page: name, combo, list });
+    await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${file}.png`), fullPage });
+  }
+
   async function capture(
     name: string,
     prepare: () => Promise<void> = async () => {},
-    combos: TCombo[] = THEME_LANGUAGE_COMBOS,
+    combos: TCombo[] = defaultCombos,
   ) {
-    mkdirSync(SCREENSHOT_DIR, { recursive: true });
     for (const combo of combos) {
       await applyCombo(combo);
       await page.reload();
       await settle(page);
       await prepare();
       await transitionsDone(page);
+      expect(await page.evaluate(() => document.documentElement.dir)).toBe(combo.dir);
       expect(await page.evaluate(() => document.documentElement.lang)).toBe(combo.lng);
       const tag = `${combo.lng}-${combo.mode}-${combo.dir}`;
-      const list = await seriousViolations(page);
-      if (list.length) violations.push({ page: name, combo: tag, list });
-      await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}-${tag}.png`), fullPage: true });
+      await inspect(name, tag, `${name}-${tag}`);
     }
     await applyCombo(DEFAULT_COMBO);
     await page.reload();
     await settle(page);
     await prepare();
+  }
+
+  /** For states that a reload would lose (recovery codes are shown once): the current combo only. */
+  async function captureInPlace(name: string) {
+    const tag = await page.evaluate(
+      () =>
+        `${document.documentElement.lang}-${document.documentElement.style.colorScheme}-${document.documentElement.dir}`,
+    );
+    await inspect(name, tag, `${name}-${tag}`);
   }
 
   /** The violations in a form whose diff reads well when the assertion fails. */
@@ -92,7 +112,7 @@ export function createCapture(page: Page) {
     }));
   }
 
-  return { capture, summary };
+  return { capture, captureInPlace, inspect, summary };
 }
 
 /**
