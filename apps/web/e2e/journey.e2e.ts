@@ -3,6 +3,7 @@ import { type Browser, type BrowserContext, chromium, type Page } from 'playwrig
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM, CHROMIUM_ARGS, missingBrowserReason } from './support/browser.ts';
 import {
+  animationsDone,
   createCapture,
   PREFS_KEY,
   recordFailure,
@@ -229,7 +230,8 @@ describe.skipIf(skipReason !== null)('web journey in Chromium against the real s
         viewport: { width: 390, height: 844 },
         act: async () => {
           await page.getByRole('button', { name: 'Toggle menu' }).click();
-          await page.waitForTimeout(400);
+          await page.locator('.MuiDrawer-modal .MuiDrawer-paper').waitFor();
+          await animationsDone(page);
         },
       },
     ];

@@ -93,9 +93,8 @@ export function eventsTabsTests(j: TScansJourney) {
     await dialog.getByRole('button', { name: 'Copy curl command' }).waitFor();
     await j.shots.capture('events-details', async () => {
       await j.page.getByTestId(`event-${first.id}`).getByRole('button', { name: /./ }).first().click();
+      // capture waits for the dialog to finish fading in before axe measures its contrast.
       await j.page.getByRole('dialog').waitFor();
-      // Let the dialog finish fading in: axe measures contrast on what is painted.
-      await j.page.waitForTimeout(500);
     });
 
     const before = (await j.events('exploit_scanner', { hide_resolved: true })).total;

@@ -20,11 +20,28 @@ const DEFAULT_COMBO: TCombo = { mode: 'light', lng: 'en', dir: 'ltr' };
 
 export type TViolationReport = { page: string; combo: string; list: TAxeViolation[] };
 
-/** Waits for the page to render its heading after the network settles. */
+/**
+ * Waits until the page is drawn as it will stay: the network idle (the page's data loaded), its
+ * heading shown, the fonts loaded and every finite animation or transition (MUI's fades, grows,
+ * collapses) at its end — axe measures contrast on what is painted.
+ */
 export async function settle(page: Page): Promise<void> {
   await page.waitForLoadState('networkidle');
   await page.locator('h1').first().waitFor({ state: 'visible', timeout: 60_000 });
-  await page.waitForTimeout(350);
+  await page.evaluate(() => document.fonts.ready.then(() => undefined));
+  await animationsDone(page);
+}
+
+/** Waits until every finite CSS animation and transition (a drawer sliding in, a fade) has ended. */
+export async function animationsDone(page: Page): Promise<void> {
+  await page.waitForFunction(
+    () =>
+      document
+        .getAnimations()
+        .every((a) => a.playState !== 'running' || a.effect?.getComputedTiming().iterations === Infinity),
+    undefined,
+    { timeout: 10_000 },
+  );
 }
 
 /**
