@@ -2,8 +2,9 @@
 // `npm test`: the whole suite.
 //  0. Biome (lint + format), the dependency boundaries and the TypeScript check of every workspace;
 //  1. every Vitest project (unit, integration on the embedded PostgreSQL, engine against the lab);
-//  2. the server suite again on an external PostgreSQL when PERIMETER_TEST_EXTERNAL_DATABASE_URL is
-//     set (CI sets it to Debian's PostgreSQL 15; with CI=true it must be set);
+//  2. the server's integration files again on an external PostgreSQL when
+//     PERIMETER_TEST_EXTERNAL_DATABASE_URL is set (CI sets it to Debian's PostgreSQL 15; with CI=true
+//     it must be set);
 //  3. the browser journeys (Playwright in Debian's Chromium) when the web app defines them —
 //     beside 2, not after it.
 // It ends with one line `N passed, N failed, N skipped` over all phases.
@@ -113,10 +114,14 @@ record(await vitest('all projects', []));
 // browser), and no two of their files share a lab subnet (scripts/loopback-subnets.test.mjs).
 // The journeys print as they go; the server run's output follows them.
 const sideBySide = [];
+const SECOND_RUN = ['apps/server/test/'];
 const externalUrl = process.env.PERIMETER_TEST_EXTERNAL_DATABASE_URL;
 if (externalUrl) {
   sideBySide.push(
-    vitest('server on external PostgreSQL', ['--project', 'server'], {
+    // What depends on the database it is given: the integration files. Not the unit tests beside
+    // the code (apps/server/src/): they would repeat phase 1 as it ran
+    // (scripts/server-second-run.test.mjs keeps it so).
+    vitest('server on external PostgreSQL', ['--project', 'server', ...SECOND_RUN], {
       env: { DATABASE_URL: externalUrl },
       logFile: path.join(reportDir, 'server-on-external-PostgreSQL.log'),
     }),
