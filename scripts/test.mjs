@@ -114,12 +114,19 @@ record(await vitest('all projects', []));
 // browser), and no two of their files share a lab subnet (scripts/loopback-subnets.test.mjs).
 // The journeys print as they go; the server run's output follows them.
 const sideBySide = [];
-const SECOND_RUN = ['apps/server/test/'];
+const SECOND_RUN = [
+  'apps/server/test/',
+  '--exclude',
+  '**/test/faults.test.ts',
+  '--exclude',
+  '**/test/start.test.ts',
+];
 const externalUrl = process.env.PERIMETER_TEST_EXTERNAL_DATABASE_URL;
 if (externalUrl) {
   sideBySide.push(
     // What depends on the database it is given: the integration files. Not the unit tests beside
-    // the code (apps/server/src/): they would repeat phase 1 as it ran
+    // the code (apps/server/src/), nor faults.test.ts (a PostgreSQL 15 cluster of its own) and
+    // start.test.ts (`npm start`'s embedded cluster): they would repeat phase 1 as it ran
     // (scripts/server-second-run.test.mjs keeps it so).
     vitest('server on external PostgreSQL', ['--project', 'server', ...SECOND_RUN], {
       env: { DATABASE_URL: externalUrl },
