@@ -1,6 +1,7 @@
 // Test files run in parallel: two of them starting the lab on the same loopback /24 (it binds fixed
-// ports on fixed addresses) fail at random, depending on which files happen to overlap. Each lab
-// subnet belongs to one test file of its phase, and no other file of that phase uses its addresses.
+// ports on fixed addresses) fail at random, depending on which files happen to overlap. Phases
+// overlap too (scripts/test.mjs runs the server suite on the external PostgreSQL beside the browser
+// journeys), so each lab subnet belongs to one test file, and no other file uses its addresses.
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -12,9 +13,6 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const testFiles = execFileSync('git', ['ls-files', 'apps', 'packages'], { cwd: root, encoding: 'utf8' })
   .split('\n')
   .filter((f) => /(\.test\.tsx?|\.e2e\.ts)$/.test(f) || /\/(test|e2e)\/.*\.ts$/.test(f));
-
-/** The browser journeys run in a phase of their own (scripts/test.mjs), after every other project. */
-const phaseOf = (file) => (file.startsWith('apps/web/e2e/') ? 'browser journeys' : 'all projects');
 
 /** Third octets of the labs a file starts: startLab({ subnet }), startTestLab(n), startE2eLab(subnet). */
 function labOctets(text) {
@@ -33,7 +31,7 @@ function addressOctets(text) {
 describe('loopback subnets of the test files', () => {
   const files = testFiles.map((file) => {
     const text = readFileSync(path.join(root, file), 'utf8');
-    return { file, phase: phaseOf(file), labs: labOctets(text), addresses: addressOctets(text) };
+    return { file, labs: labOctets(text), addresses: addressOctets(text) };
   });
 
   it('finds the labs of the suites (the patterns still match the code)', () => {
@@ -44,12 +42,12 @@ describe('loopback subnets of the test files', () => {
     expect(labs.length).toBeGreaterThan(25);
   });
 
-  it('gives each lab subnet to one file of its phase, and no other file of the phase uses it', () => {
+  it('gives each lab subnet to one file, and no other file uses it', () => {
     const clashes = [];
     for (const a of files)
       for (const octet of a.labs)
         for (const b of files) {
-          if (b === a || b.phase !== a.phase || (!b.labs.has(octet) && !b.addresses.has(octet))) continue;
+          if (b === a || (!b.labs.has(octet) && !b.addresses.has(octet))) continue;
           // 127.0.1 is the lab's default subnet; 127.0.0.x is where servers on port 0 listen.
           if (octet <= 1) continue;
           clashes.push(`127.0.${octet}: lab of ${a.file}, also in ${b.file}`);

@@ -3,7 +3,7 @@ import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM, CHROMIUM_ARGS, missingBrowserReason } from './support/browser.ts';
 import { type Lab, labServerEnv, startE2eLab } from './support/lab.ts';
-import { ensureBuilt, startServer, type TServer } from './support/server.ts';
+import { startServer, type TServer } from './support/server.ts';
 import { startSmtp } from './support/smtp.ts';
 import { prepareUser, type TApiCall, type TPreparedUser } from './support/user.ts';
 
@@ -25,7 +25,6 @@ describe.skipIf(skipReason !== null)('plans and billing journey (local provider)
   const password = 'correct-horse-battery-9';
 
   beforeAll(async () => {
-    ensureBuilt();
     smtp = await startSmtp();
     server = await startServer(smtp.port);
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
@@ -121,7 +120,6 @@ describe.skipIf(skipReason !== null)('try_it one-time scan paid in the new-scan 
   let scanId = '';
 
   beforeAll(async () => {
-    ensureBuilt();
     smtp = await startSmtp();
     lab = await startE2eLab('127.0.162');
     server = await startServer(smtp.port, labServerEnv(lab));

@@ -6,7 +6,7 @@ import { type Browser, type BrowserContext, chromium, type Page } from 'playwrig
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM, CHROMIUM_ARGS, missingBrowserReason } from './support/browser.ts';
 import { createCapture, recordFailure, settle } from './support/capture.ts';
-import { ensureBuilt, freePort, repoRoot } from './support/server.ts';
+import { freePort, repoRoot } from './support/server.ts';
 
 /**
  * `npm run demo` from a fresh data directory to a finished scan of the lab, in Debian's Chromium:
@@ -52,7 +52,6 @@ describe.skipIf(skipReason !== null)('npm run demo: from a fresh data dir to a f
     });
 
   beforeAll(async () => {
-    ensureBuilt();
     dataDir = mkdtempSync(path.join(tmpdir(), 'perimeter-e2e-demo-'));
     const port = await freePort();
     const started = Date.now();

@@ -32,12 +32,7 @@ export function eventsTabsTests(j: TScansJourney) {
       git.items.some((e) => e.scan_subclass === 'exploit_scanner' && e.template_id.includes('git')),
     ).toBe(true);
     await j.shots.capture('events-vulnerabilities');
-    await checkSorting('exploit_scanner', 10);
-
-    const sort = {
-      sort_key: 'add_ts',
-      sort_order: new URL(j.page.url()).searchParams.get('order') ?? 'desc',
-    };
+    const sort = await checkSorting('exploit_scanner', 10);
     await chooseSeverity('High');
     await expectRows('exploit_scanner', { ...sort, severity: ['high'] }, 10);
     await j.page.getByRole('textbox', { name: 'Subdomain' }).fill('app');
@@ -98,9 +93,8 @@ export function eventsTabsTests(j: TScansJourney) {
     await dialog.getByRole('button', { name: 'Copy curl command' }).waitFor();
     await j.shots.capture('events-details', async () => {
       await j.page.getByTestId(`event-${first.id}`).getByRole('button', { name: /./ }).first().click();
+      // capture waits for the dialog to finish fading in before axe measures its contrast.
       await j.page.getByRole('dialog').waitFor();
-      // Let the dialog finish fading in: axe measures contrast on what is painted.
-      await j.page.waitForTimeout(500);
     });
 
     const before = (await j.events('exploit_scanner', { hide_resolved: true })).total;
@@ -134,11 +128,7 @@ export function eventsTabsTests(j: TScansJourney) {
       true,
     );
     await j.shots.capture('events-cve');
-    await checkSorting('exploit_db', 20);
-    const sort = {
-      sort_key: 'add_ts',
-      sort_order: new URL(j.page.url()).searchParams.get('order') ?? 'desc',
-    };
+    const sort = await checkSorting('exploit_db', 20);
     await chooseSeverity('Critical');
     await expectRows('exploit_db', { ...sort, severity: ['critical'] }, 20);
     await j.page.getByRole('combobox', { name: 'Known vulnerabilities' }).click();
@@ -167,11 +157,7 @@ export function eventsTabsTests(j: TScansJourney) {
       expect(await j.page.content()).not.toContain(`>${leaked?.password}<`);
     }
     await j.shots.capture('events-leaks');
-    await checkSorting('leakcheck', 10);
-    const sort = {
-      sort_key: 'add_ts',
-      sort_order: new URL(j.page.url()).searchParams.get('order') ?? 'desc',
-    };
+    const sort = await checkSorting('leakcheck', 10);
     const one = all.items[0];
     if (one?.scan_subclass !== 'leakcheck') throw new Error('no leak');
     await j.page.getByRole('textbox', { name: 'E-mail', exact: true }).fill(one.email);

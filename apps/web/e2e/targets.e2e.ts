@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM, CHROMIUM_ARGS, missingBrowserReason } from './support/browser.ts';
 import { createCapture, recordFailure, settle } from './support/capture.ts';
 import { type Lab, labServerEnv, startE2eLab } from './support/lab.ts';
-import { ensureBuilt, startServer, type TServer } from './support/server.ts';
+import { startServer, type TServer } from './support/server.ts';
 import { startSmtp } from './support/smtp.ts';
 import { prepareUser, type TPreparedUser } from './support/user.ts';
 
@@ -35,7 +35,6 @@ describe.skipIf(skipReason !== null)('targets screen and schedules in reach, in 
   };
 
   beforeAll(async () => {
-    ensureBuilt();
     smtp = await startSmtp();
     lab = await startE2eLab('127.0.216');
     server = await startServer(smtp.port, labServerEnv(lab));

@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM, CHROMIUM_ARGS, missingBrowserReason } from './support/browser.ts';
 import { createCapture, recordFailure, SCREENSHOT_DIR, settle } from './support/capture.ts';
 import { type Lab, labServerEnv, startE2eLab } from './support/lab.ts';
-import { ensureBuilt, startServer, type TServer } from './support/server.ts';
+import { startServer, type TServer } from './support/server.ts';
 import { startSmtp } from './support/smtp.ts';
 import { prepareUser, type TPreparedUser } from './support/user.ts';
 
@@ -57,7 +57,6 @@ describe.skipIf(skipReason !== null)('user-facing fixes in Chromium against the 
   };
 
   beforeAll(async () => {
-    ensureBuilt();
     smtp = await startSmtp();
     lab = await startE2eLab('127.0.220');
     // The product's own default limit: static files must not count against it.

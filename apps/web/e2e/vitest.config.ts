@@ -7,6 +7,7 @@ export default defineConfig({
     root: import.meta.dirname,
     environment: 'node',
     include: ['**/*.e2e.ts'],
+    globalSetup: ['global-setup.ts'],
     testTimeout: 1_200_000,
     hookTimeout: 300_000,
     fileParallelism: false,

@@ -6,21 +6,42 @@ import { seriousViolations, type TAxeViolation } from './browser.ts';
 import { webRoot } from './server.ts';
 
 export const SCREENSHOT_DIR = path.join(webRoot, 'artifacts', 'screenshots');
-const PREFS_KEY = 'perimeter-ui-preferences';
+export const PREFS_KEY = 'perimeter-ui-preferences';
 
 export type TCombo = { mode: 'light' | 'dark'; lng: 'en' | 'ru'; dir: 'ltr' | 'rtl' };
 export const THEME_LANGUAGE_COMBOS: TCombo[] = (['light', 'dark'] as const).flatMap((mode) =>
   (['en', 'ru'] as const).map((lng) => ({ mode, lng, dir: 'ltr' as const })),
 );
+/** The sign-up journey's pages are captured in both directions too. */
+export const THEME_LANGUAGE_DIRECTION_COMBOS: TCombo[] = THEME_LANGUAGE_COMBOS.flatMap((c) =>
+  (['ltr', 'rtl'] as const).map((dir) => ({ ...c, dir })),
+);
 const DEFAULT_COMBO: TCombo = { mode: 'light', lng: 'en', dir: 'ltr' };
 
 export type TViolationReport = { page: string; combo: string; list: TAxeViolation[] };
 
-/** Waits for the page to render its heading after the network settles. */
+/**
+ * Waits until the page is drawn as it will stay: the network idle (the page's data loaded), its
+ * heading shown, the fonts loaded and every finite animation or transition (MUI's fades, grows,
+ * collapses) at its end — axe measures contrast on what is painted.
+ */
 export async function settle(page: Page): Promise<void> {
   await page.waitForLoadState('networkidle');
   await page.locator('h1').first().waitFor({ state: 'visible', timeout: 60_000 });
-  await page.waitForTimeout(350);
+  await page.evaluate(() => document.fonts.ready.then(() => undefined));
+  await animationsDone(page);
+}
+
+/** Waits until every finite CSS animation and transition (a drawer sliding in, a fade) has ended. */
+export async function animationsDone(page: Page): Promise<void> {
+  await page.waitForFunction(
+    () =>
+      document
+        .getAnimations()
+        .every((a) => a.playState !== 'running' || a.effect?.getComputedTiming().iterations === Infinity),
+    undefined,
+    { timeout: 10_000 },
+  );
 }
 
 /**
@@ -43,8 +64,9 @@ async function transitionsDone(page: Page): Promise<void> {
 /**
  * Screenshots of a page in every theme × language (× direction) with axe-core run on each; the
  * serious and critical violations are collected for one assertion at the end of a journey.
+ * `defaultCombos` are those `capture` uses unless told (the sign-up journey adds the directions).
  */
-export function createCapture(page: Page) {
+export function createCapture(page: Page, defaultCombos: TCombo[] = THEME_LANGUAGE_COMBOS) {
   const violations: TViolationReport[] = [];
 
   async function applyCombo(combo: TCombo) {
@@ -57,28 +79,43 @@ export function createCapture(page: Page) {
     );
   }
 
+  /** axe-core on the page as it is now, then its screenshot as `<file>.png`. */
+  async function inspect(name: string, combo: string, file: string, fullPage = true) {
+    mkdirSync(SCREENSHOT_DIR, { recursive: true });
+    const list = await seriousViolations(page);
+    if (list.length) violations.push({ page: name, combo, list });
+    await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${file}.png`), fullPage });
+  }
+
   async function capture(
     name: string,
     prepare: () => Promise<void> = async () => {},
-    combos: TCombo[] = THEME_LANGUAGE_COMBOS,
+    combos: TCombo[] = defaultCombos,
   ) {
-    mkdirSync(SCREENSHOT_DIR, { recursive: true });
     for (const combo of combos) {
       await applyCombo(combo);
       await page.reload();
       await settle(page);
       await prepare();
       await transitionsDone(page);
+      expect(await page.evaluate(() => document.documentElement.dir)).toBe(combo.dir);
       expect(await page.evaluate(() => document.documentElement.lang)).toBe(combo.lng);
       const tag = `${combo.lng}-${combo.mode}-${combo.dir}`;
-      const list = await seriousViolations(page);
-      if (list.length) violations.push({ page: name, combo: tag, list });
-      await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}-${tag}.png`), fullPage: true });
+      await inspect(name, tag, `${name}-${tag}`);
     }
     await applyCombo(DEFAULT_COMBO);
     await page.reload();
     await settle(page);
     await prepare();
+  }
+
+  /** For states that a reload would lose (recovery codes are shown once): the current combo only. */
+  async function captureInPlace(name: string) {
+    const tag = await page.evaluate(
+      () =>
+        `${document.documentElement.lang}-${document.documentElement.style.colorScheme}-${document.documentElement.dir}`,
+    );
+    await inspect(name, tag, `${name}-${tag}`);
   }
 
   /** The violations in a form whose diff reads well when the assertion fails. */
@@ -92,7 +129,7 @@ export function createCapture(page: Page) {
     }));
   }
 
-  return { capture, summary };
+  return { capture, captureInPlace, inspect, summary };
 }
 
 /**

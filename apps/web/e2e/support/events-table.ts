@@ -81,8 +81,12 @@ export function eventsTable(j: TScansJourney) {
     return want;
   }
 
-  /** Clicks every sortable header twice (both directions) and compares the rows with the API. */
+  /**
+   * Clicks every sortable header twice (both directions) and compares the rows with the API;
+   * returns the sort the table is left in (its last column), for the filters checked next.
+   */
   async function checkSorting(sub: TEvent['scan_subclass'], limit: number) {
+    let last = { sort_key: '', sort_order: 'desc' };
     for (const [title, key] of SORTS[sub]) {
       // A heading may hold two sort buttons (the CVE tab's date pairs): the button names the field.
       const header = j.page.getByRole('table').first().getByRole('button', { name: title, exact: true });
@@ -92,9 +96,11 @@ export function eventsTable(j: TScansJourney) {
         await expect
           .poll(() => header.locator('xpath=ancestor::th').getAttribute('aria-sort'))
           .toBe(order === 'asc' ? 'ascending' : 'descending');
-        await expectRows(sub, { sort_key: key, sort_order: order }, limit);
+        last = { sort_key: key, sort_order: order };
+        await expectRows(sub, last, limit);
       }
     }
+    return last;
   }
 
   async function chooseSeverity(name: string) {

@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { CHROMIUM, CHROMIUM_ARGS } from './browser.ts';
 import { createCapture, recordFailure, settle } from './capture.ts';
 import { type Lab, labServerEnv, loadLabIntel, startE2eLab } from './lab.ts';
-import { ensureBuilt, startServer, type TServer } from './server.ts';
+import { startServer, type TServer } from './server.ts';
 import { startSmtp } from './smtp.ts';
 import { prepareUser, type TPreparedUser } from './user.ts';
 
@@ -55,7 +55,6 @@ export function useScansJourney(domain: string, subnet: string): TScansJourney {
   };
 
   beforeAll(async () => {
-    ensureBuilt();
     smtp = await startSmtp();
     j.lab = await startE2eLab(subnet);
     j.server = await startServer(smtp.port, labServerEnv(j.lab));
