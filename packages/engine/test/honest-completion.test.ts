@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import dgram from 'node:dgram';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -135,6 +136,46 @@ describe('honest completion', () => {
       });
     } finally {
       vi.restoreAllMocks();
+    }
+  });
+
+  it('an HTTP service that stops answering is skipped with the reason, and the scan is partial', async () => {
+    // It answers the port scan's service probes as HTTP (`User-Agent:`), then holds the HTTP
+    // prober's request (undici writes `user-agent:`) unanswered.
+    const held: net.Socket[] = [];
+    const server = net.createServer((socket) => {
+      socket.once('data', (data) => {
+        if (data.toString('latin1').includes('\r\nuser-agent: '))
+          held.push(socket); // undici's request
+        else socket.end('HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok');
+      });
+      socket.on('error', () => {});
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.91.1', () => r()));
+    const port = (server.address() as net.AddressInfo).port;
+    try {
+      const r = await collectScan(
+        scan('127.0.91.1', config({ ports: { list: [port] }, http: { timeoutMs: 300 }, extraStages: [] })),
+      );
+      const stage = r.summary?.stages.find((s) => s.name === 'http');
+      expect(stage).toMatchObject({
+        status: 'done',
+        planned: 1,
+        ran: 0,
+        partial: true,
+        skipped: [
+          {
+            reason: expect.stringMatching(/^no answer: /),
+            count: 1,
+            examples: [`http://127.0.91.1:${port}/`],
+          },
+        ],
+      });
+      expect(r.summary?.partial).toBe(true);
+      expect(held.length).toBeGreaterThan(0);
+    } finally {
+      for (const s of held) s.destroy();
+      server.close();
     }
   });
 

@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import tls from 'node:tls';
@@ -214,6 +215,40 @@ describe('TLS audit: certificate problems', () => {
   it('reads the signature algorithm from the DER', () => {
     const der = new X509Certificate(good.cert).raw;
     expect(certificateSignatureAlgorithm(der)).toBe('sha256WithRSAEncryption');
+  });
+});
+
+describe('TLS audit: a service that gives no answer', () => {
+  it('says no answer when the handshakes are never answered, and not when the service is not TLS', async () => {
+    const held: net.Socket[] = [];
+    const silent = net.createServer((socket) => {
+      held.push(socket);
+      socket.on('error', () => {});
+    });
+    const plain = net.createServer((socket) => {
+      socket.on('error', () => {});
+      socket.end('SSH-2.0-OpenSSH_9.2\r\n');
+    });
+    await new Promise<void>((r) => silent.listen(4433, '127.0.226.40', r));
+    await new Promise<void>((r) => plain.listen(4433, '127.0.226.41', r));
+    try {
+      // The TLS stage skips such a service (the scan is partial) …
+      const silentAudit = await auditTls(policy, 'silent.test', '127.0.226.40', 4433, { timeoutMs: 300 });
+      expect(silentAudit.noAnswer).toBe('ETIMEDOUT');
+      expect(silentAudit.protocols['TLSv1.2']).toEqual({
+        status: 'untested',
+        reason: 'no answer: ETIMEDOUT',
+      });
+      expect(silentAudit.certificate).toBeUndefined();
+      // … and counts one that answered, though not in TLS, as audited: its handshakes were refused.
+      const plainAudit = await auditTls(policy, 'plain.test', '127.0.226.41', 4433, { timeoutMs: 300 });
+      expect(plainAudit.noAnswer).toBeUndefined();
+      expect(plainAudit.protocols['TLSv1.2']?.status).toBe('refused');
+    } finally {
+      for (const socket of held) socket.destroy();
+      silent.close();
+      plain.close();
+    }
   });
 });
 

@@ -224,10 +224,18 @@ export function createTlsStage(
         ctx.signal,
       );
       let done = 0;
+      // A service that gave a handshake no answer was not (wholly) audited: skipped, the scan is
+      // partial; what the answered handshakes showed is still reported.
+      ctx.report.plan(list.length);
       for await (const a of audits) {
         done++;
         if (options.progress !== false) yield { type: 'progress', stage: 'tls', done, total: list.length };
-        if (a instanceof Error) continue;
+        if (a instanceof Error) {
+          ctx.report.done(); // refused by the scope policy: decided, not unanswered
+          continue;
+        }
+        if (a.noAnswer) ctx.report.skip(`no answer: ${a.noAnswer}`, 1, `${a.host}:${a.port}`);
+        else ctx.report.done();
         for (const issue of tlsIssues(a))
           yield { type: 'finding', finding: tlsFinding(issue, a.host, `${a.host}:${a.port}`) };
       }

@@ -1,6 +1,7 @@
 import net from 'node:net';
 import { refuse, resolvePendingNames } from '../dns/resolve-stage.ts';
 import { Channel, mapConcurrent } from '../lib/async.ts';
+import { noAnswerCode } from '../lib/net-errors.ts';
 import type { ScanEvent, UrlAsset } from '../pipeline/events.ts';
 import type { HttpEndpoint } from '../pipeline/inventory.ts';
 import { log, ProgressTracker } from '../pipeline/progress.ts';
@@ -50,7 +51,10 @@ function planEndpoints(ctx: StageContext): EndpointPlan[] {
   return plans.sort((a, b) => a.url.localeCompare(b.url));
 }
 
-async function probeOne(ctx: StageContext, plan: EndpointPlan): Promise<HttpEndpoint | Error> {
+async function probeOne(
+  ctx: StageContext,
+  plan: EndpointPlan,
+): Promise<HttpEndpoint | (Error & { url: string })> {
   try {
     const result = await ctx.http.probe(plan.url, (h) => ctx.isInTarget(h), ctx.signal);
     const endpoint: HttpEndpoint = { ...plan, result };
@@ -65,7 +69,7 @@ async function probeOne(ctx: StageContext, plan: EndpointPlan): Promise<HttpEndp
     }
     return endpoint;
   } catch (e) {
-    return Object.assign(new Error(`${plan.url}: ${(e as Error).message}`), { cause: e });
+    return Object.assign(new Error(`${plan.url}: ${(e as Error).message}`), { cause: e, url: plan.url });
   }
 }
 
@@ -94,6 +98,9 @@ function toUrlAsset(e: HttpEndpoint): UrlAsset {
 async function* probePlans(ctx: StageContext, plans: EndpointPlan[]): AsyncGenerator<ScanEvent> {
   const progress = new ProgressTracker(STAGE, plans.length);
   let done = 0;
+  // An endpoint that gave no answer was not checked (skipped: the scan is partial); one that
+  // answered other than HTTP was.
+  ctx.report.plan(plans.length);
   const events = new Channel<ScanEvent>();
   const work = (async () => {
     for await (const r of mapConcurrent(
@@ -105,7 +112,11 @@ async function* probePlans(ctx: StageContext, plans: EndpointPlan[]): AsyncGener
       done++;
       if (r instanceof Error) {
         events.push(log('info', STAGE, `HTTP probe failed: ${r.message}`, 'http_failed'));
+        const code = noAnswerCode(r.cause);
+        if (code) ctx.report.skip(`no answer: ${code}`, 1, r.url);
+        else ctx.report.done();
       } else {
+        ctx.report.done();
         ctx.inventory.endpoints.set(r.url, r);
         const asset = toUrlAsset(r);
         ctx.inventory.urls.set(r.url, asset);

@@ -6,6 +6,7 @@
  */
 import { X509Certificate } from 'node:crypto';
 import tls, { type SecureVersion } from 'node:tls';
+import { noAnswerCode } from '../lib/net-errors.ts';
 import { connectGuarded } from '../scope/guarded-net.ts';
 import type { ScopePolicy } from '../scope/scope-policy.ts';
 
@@ -28,6 +29,9 @@ export const WEAK_CIPHER_CLASSES: WeakCipherClass[] = [
 ];
 
 /** accepted / refused by the server, or untested because the local OpenSSL cannot offer it. */
+/** The reason of a test whose handshake got no answer, before its code. */
+const NO_ANSWER = 'no answer:';
+
 export type TlsTestResult =
   | { status: 'accepted'; protocol: string; cipher: string }
   | { status: 'refused'; reason: string }
@@ -60,6 +64,11 @@ export interface TlsAudit {
   protocols: Record<TlsVersionName, TlsTestResult>;
   weakCiphers: Record<WeakCipherClass['id'], TlsTestResult>;
   certificate?: TlsCertificateFacts;
+  /**
+   * Set when a handshake got no answer (timed out, refused or reset: `noAnswerCode`): what it was
+   * to test is `untested` (or the certificate missing), and the audit is incomplete.
+   */
+  noAnswer?: string;
 }
 
 export interface TlsAuditOptions {
@@ -107,7 +116,10 @@ async function handshake(
       ciphers: opts.ciphers,
     });
     const timer = setTimeout(
-      () => fail(new Error(`TLS handshake timed out after ${timeoutMs} ms`)),
+      () =>
+        fail(
+          Object.assign(new Error(`TLS handshake timed out after ${timeoutMs} ms`), { code: 'ETIMEDOUT' }),
+        ),
       timeoutMs,
     );
     const fail = (e: Error) => {
@@ -143,6 +155,9 @@ async function tryHandshake(
     return result;
   } catch (e) {
     if ((e as { code?: string }).code === 'scope_refused') throw e;
+    // No answer is not a refusal: the version or suite was not tested.
+    const code = noAnswerCode(e);
+    if (code) return { status: 'untested', reason: `${NO_ANSWER} ${code}` };
     return { status: 'refused', reason: (e as Error).message.split('\n')[0] ?? 'handshake failed' };
   }
 }
@@ -291,6 +306,11 @@ export async function auditTls(
     );
   }
   const audit: TlsAudit = { host: name, ip, port, protocols, weakCiphers };
+  for (const r of [...Object.values(protocols), ...Object.values(weakCiphers)])
+    if (r.status === 'untested' && r.reason.startsWith(NO_ANSWER)) {
+      audit.noAnswer = r.reason.slice(NO_ANSWER.length + 1);
+      break;
+    }
   try {
     const socket = await handshake(
       policy,
@@ -305,6 +325,8 @@ export async function auditTls(
     socket.destroy();
   } catch (e) {
     if ((e as { code?: string }).code === 'scope_refused') throw e;
+    const code = noAnswerCode(e);
+    if (code) audit.noAnswer ??= code;
   }
   return audit;
 }
