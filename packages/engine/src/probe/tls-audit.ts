@@ -28,10 +28,10 @@ export const WEAK_CIPHER_CLASSES: WeakCipherClass[] = [
   { id: 'anon', name: 'anonymous (no authentication)', openssl: 'aNULL' },
 ];
 
-/** accepted / refused by the server, or untested because the local OpenSSL cannot offer it. */
-/** The reason of a test whose handshake got no answer, before its code. */
-const NO_ANSWER = 'no answer:';
-
+/**
+ * accepted / refused by the server, or untested because the local OpenSSL cannot offer it or the
+ * handshake got no answer (`no answer: <code>`).
+ */
 export type TlsTestResult =
   | { status: 'accepted'; protocol: string; cipher: string }
   | { status: 'refused'; reason: string }
@@ -65,8 +65,9 @@ export interface TlsAudit {
   weakCiphers: Record<WeakCipherClass['id'], TlsTestResult>;
   certificate?: TlsCertificateFacts;
   /**
-   * Set when a handshake got no answer (timed out, refused or reset: `noAnswerCode`): what it was
-   * to test is `untested` (or the certificate missing), and the audit is incomplete.
+   * The code of the first handshake that got no answer (timed out, refused or unreachable:
+   * `noAnswerCode`): what it was to test is `untested` (or the certificate missing), and the audit
+   * is incomplete.
    */
   noAnswer?: string;
 }
@@ -143,6 +144,7 @@ async function tryHandshake(
   servername: string | undefined,
   opts: HandshakeOptions,
   audit: TlsAuditOptions,
+  unanswered: (code: string) => void,
 ): Promise<TlsTestResult> {
   try {
     const socket = await handshake(policy, ip, port, servername, opts, audit);
@@ -157,7 +159,10 @@ async function tryHandshake(
     if ((e as { code?: string }).code === 'scope_refused') throw e;
     // No answer is not a refusal: the version or suite was not tested.
     const code = noAnswerCode(e);
-    if (code) return { status: 'untested', reason: `${NO_ANSWER} ${code}` };
+    if (code) {
+      unanswered(code);
+      return { status: 'untested', reason: `no answer: ${code}` };
+    }
     return { status: 'refused', reason: (e as Error).message.split('\n')[0] ?? 'handshake failed' };
   }
 }
@@ -270,6 +275,10 @@ export async function auditTls(
 ): Promise<TlsAudit> {
   const servername = /^[\d.]+$/.test(name) || name.includes(':') ? undefined : name;
   const protocols = {} as Record<TlsVersionName, TlsTestResult>;
+  let firstUnanswered: string | undefined;
+  const unanswered = (code: string) => {
+    firstUnanswered ??= code;
+  };
   // Node's OpenSSL has no SSL 3 method at all: sslscan built on the same library says the same.
   protocols.SSLv3 = { status: 'untested', reason: 'the local OpenSSL has no SSL 3.0 support' };
   for (const [label, version] of Object.entries(VERSION_OPTIONS) as [TlsVersionName, SecureVersion][]) {
@@ -286,6 +295,7 @@ export async function auditTls(
       servername,
       { minVersion: version, maxVersion: version, ciphers },
       options,
+      unanswered,
     );
   }
   const weakCiphers = {} as Record<WeakCipherClass['id'], TlsTestResult>;
@@ -303,14 +313,11 @@ export async function auditTls(
       servername,
       { minVersion: 'TLSv1', maxVersion: 'TLSv1.2', ciphers },
       options,
+      unanswered,
     );
   }
   const audit: TlsAudit = { host: name, ip, port, protocols, weakCiphers };
-  for (const r of [...Object.values(protocols), ...Object.values(weakCiphers)])
-    if (r.status === 'untested' && r.reason.startsWith(NO_ANSWER)) {
-      audit.noAnswer = r.reason.slice(NO_ANSWER.length + 1);
-      break;
-    }
+  if (firstUnanswered) audit.noAnswer = firstUnanswered;
   try {
     const socket = await handshake(
       policy,
