@@ -109,11 +109,5 @@ export function eventsTable(j: TScansJourney) {
     await j.page.keyboard.press('Escape');
   }
 
-  /** The sort the address holds now, as the list request carries it. */
-  const currentSort = (key: string) => ({
-    sort_key: key,
-    sort_order: new URL(j.page.url()).searchParams.get('order') ?? 'desc',
-  });
-
-  return { allEvents, expectedKeys, rowIds, expectRows, checkSorting, chooseSeverity, currentSort };
+  return { allEvents, expectedKeys, rowIds, expectRows, checkSorting, chooseSeverity };
 }
