@@ -71,8 +71,25 @@ export function serializeRequest(req: {
   };
 }
 
+/** A reply as logged: its status code (the fields Fastify's own serializer gives). */
+const serializeReply = (reply: { statusCode: number }) => ({ statusCode: reply.statusCode });
+
+/**
+ * Each logger's twin for the two lines every request writes (`incoming request`, `request
+ * completed`: server/request-log.ts): the same level, stream, base fields and serializers, without
+ * the redaction. Those lines carry only serializeRequest's fields (method, path or route pattern,
+ * route, id), a status code and a time — never a header, a body or a query string — so the
+ * redaction has nothing to find in them. Pino's redaction clones each value it is given and parses
+ * its 13 paths again each time: for those two lines it was ~25 of the ~220 kB an events page
+ * request allocated and ~5 % of the API's CPU under the bench's 200 clients.
+ */
+const requestLines = new WeakMap<Logger, Logger>();
+
+/** The unredacted twin of a logger made by createLogger, for the per-request lines only. */
+export const requestLinesOf = (logger: Logger): Logger | undefined => requestLines.get(logger);
+
 export function createLogger(level: string, destination?: DestinationStream): Logger {
-  return pino(
+  const logger = pino(
     {
       level,
       redact: { paths: SECRET_PATHS, censor: '[redacted]' },
@@ -80,4 +97,11 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
     },
     destination,
   );
+  // The twin writes to the very stream pino chose for the logger (stdout's when none is given).
+  const stream = (logger as unknown as Record<symbol, DestinationStream>)[pino.symbols.streamSym];
+  requestLines.set(
+    logger,
+    pino({ level, serializers: { req: serializeRequest, res: serializeReply } }, stream),
+  );
+  return logger;
 }

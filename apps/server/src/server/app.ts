@@ -11,6 +11,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRepl
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import helmet from 'helmet';
 import { AppError } from '../lib/errors.ts';
+import { requestLinesOf } from '../lib/logger.ts';
 import { authRoutes } from '../modules/auth/auth-routes.ts';
 import { billingRoutes } from '../modules/billing/billing-routes.ts';
 import { dashboardRoutes } from '../modules/dashboard/dashboard-routes.ts';
@@ -29,6 +30,7 @@ import { authPlugin } from './plugins/auth.ts';
 import { errorHandlerPlugin } from './plugins/error-handler.ts';
 import { inputGuardPlugin } from './plugins/input-guard.ts';
 import { maintenancePlugin } from './plugins/maintenance.ts';
+import { RequestLines } from './request-log.ts';
 
 export const DEFAULT_WEB_DIST = path.resolve(
   path.dirname(fileURLToPath(import.meta.url)),
@@ -57,8 +59,10 @@ export interface AppOptions {
 
 export async function buildApp({ ctx, maintenance, queue = false }: AppOptions): Promise<FastifyInstance> {
   const { env } = ctx.config;
+  const lines = requestLinesOf(ctx.logger);
   const app = Fastify({
     loggerInstance: ctx.logger as FastifyBaseLogger,
+    ...(lines ? { logController: new RequestLines(lines) } : {}),
     trustProxy: env.TRUST_PROXY,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
