@@ -26,20 +26,41 @@ export function createMaintenanceState(
   env: Pick<TEnv, 'MAINTENANCE_MODE' | 'MAINTENANCE_MESSAGE'>,
 ): MaintenanceState {
   let cached: { value: Maintenance; at: number } | undefined;
+  // The read under way: every request arriving meanwhile waits for it instead of sending its own
+  // (every API request checks the switch; under load a refresh waits for a pool connection, and
+  // each request arriving in that wait sent another read of the same row).
+  let reading: Promise<Maintenance> | undefined;
+  const refresh = (): Promise<Maintenance> => {
+    const read: Promise<Maintenance> = getSetting<Maintenance>(db, KEY).then(
+      (stored) => {
+        const value = { enabled: stored?.enabled ?? false, message: stored?.message ?? null };
+        if (reading === read) {
+          cached = { value, at: Date.now() };
+          reading = undefined;
+        }
+        return value;
+      },
+      (err: unknown) => {
+        if (reading === read) reading = undefined;
+        throw err;
+      },
+    );
+    reading = read;
+    return read;
+  };
   return {
     async get() {
       if (env.MAINTENANCE_MODE !== undefined) {
         return { enabled: env.MAINTENANCE_MODE, message: env.MAINTENANCE_MESSAGE ?? null };
       }
       if (cached && Date.now() - cached.at < CACHE_MS) return cached.value;
-      const stored = await getSetting<Maintenance>(db, KEY);
-      const value = { enabled: stored?.enabled ?? false, message: stored?.message ?? null };
-      cached = { value, at: Date.now() };
-      return value;
+      return reading ?? refresh();
     },
     async set(value) {
       await putSetting(db, KEY, value);
+      // A read that started before the write must not be remembered: the next get reads again.
       cached = undefined;
+      reading = undefined;
     },
   };
 }
