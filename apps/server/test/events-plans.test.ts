@@ -201,6 +201,20 @@ describe('events round trips', () => {
       const first = await statementsOf(c.body, c.offset ?? 0, opts);
       const again = await statementsOf(c.body, c.offset ?? 0, opts);
       expect(again.page, c.label).toEqual(first.page);
+      // A page reads what an event carries, tagged with its subclass: never the owner, the scans
+      // that saw the finding, when it was resolved or a leak's encrypted password.
+      for (const row of [...first.page.rows, ...again.page.rows]) {
+        expect(row.subclass, c.label).toBe(c.body.scan_subclass);
+        for (const key of [
+          'userId',
+          'resolvedAt',
+          'firstScanId',
+          'lastScanId',
+          'fixedScanId',
+          'passwordEncrypted',
+        ])
+          expect(row, c.label).not.toHaveProperty(key);
+      }
       expect(
         again.sent.filter((q) => /count\(\*\)/.test(q)),
         c.label,

@@ -64,10 +64,33 @@ const SORT_COLUMNS = {
   },
 } as const;
 
+/** The columns of a finding no event carries (toEvent): never read for a page. */
+type Unsent = 'userId' | 'resolvedAt' | 'firstScanId' | 'lastScanId' | 'fixedScanId' | 'passwordEncrypted';
+
+/**
+ * A page's columns per subclass: all but the Unsent ones. The driver parsed and the mapping copied
+ * them for every row (four UUIDs and a timestamp each, read and dropped), and their absence keeps
+ * them out of the rows by construction.
+ */
+const PAGE_COLUMNS = Object.fromEntries(
+  Object.entries(FINDING_TABLES).map(([sub, t]) => {
+    const {
+      userId: _u,
+      resolvedAt: _r,
+      firstScanId: _f,
+      lastScanId: _l,
+      fixedScanId: _x,
+      ...columns
+    } = getTableColumns(t) as Record<string, AnyColumn>;
+    delete columns.passwordEncrypted;
+    return [sub, columns];
+  }),
+) as Record<Subclass, Record<string, AnyColumn>>;
+
 export type FindingRow =
-  | ({ subclass: 'exploit_scanner' } & typeof findingsExploitScanner.$inferSelect)
-  | ({ subclass: 'exploit_db' } & typeof findingsExploitDb.$inferSelect)
-  | ({ subclass: 'leakcheck' } & typeof findingsLeakcheck.$inferSelect);
+  | ({ subclass: 'exploit_scanner' } & Omit<typeof findingsExploitScanner.$inferSelect, Unsent>)
+  | ({ subclass: 'exploit_db' } & Omit<typeof findingsExploitDb.$inferSelect, Unsent>)
+  | ({ subclass: 'leakcheck' } & Omit<typeof findingsLeakcheck.$inferSelect, Unsent>);
 
 /** Totals above this are reported as `COUNT_CAP` with `total_exact: false`. */
 export const COUNT_CAP = 10_000;
@@ -304,11 +327,13 @@ export async function listFindings(
    */
   const runner =
     (q: DbOrTx, once: boolean) =>
-    <T>(key: string, build: Build<T>): Promise<T> =>
+    <T>(key: string, build: Build<T>, tag?: Record<string, unknown>): Promise<T> =>
       (once
-        ? PREPARED.get(q, `${key} ${shape}`, () => mappedOnce(build(q).prepare('')))
+        ? PREPARED.get(q, `${key} ${shape}`, () => mappedOnce(build(q).prepare(''), tag))
         : build(q).prepare('')
       ).execute(b.values);
+  // A page's rows carry their subclass (FindingRow): added by mappedOnce as it maps them.
+  const tag = { subclass: sub };
   const where = and(...conditions);
   const columns: Record<string, AnyColumn> = SORT_COLUMNS[sub];
   const sortColumn: AnyColumn | undefined = body.sort_key
@@ -326,16 +351,20 @@ export async function listFindings(
     order[0] = direction === 'asc' ? sql`${sortColumn} asc nulls last` : sql`${sortColumn} desc nulls last`;
   // The three tables share the lifecycle columns; Drizzle needs one concrete table per query.
   const table = t as typeof findingsExploitScanner;
-  type Row = typeof findingsExploitScanner.$inferSelect;
+  type Row = Omit<typeof findingsExploitScanner.$inferSelect, Unsent>;
+  const pageColumns = PAGE_COLUMNS[sub] as ReturnType<typeof getTableColumns<typeof findingsExploitScanner>>;
   const page_ = (run: ReturnType<typeof runner>, key: string, extra?: SQL) =>
-    run(key, (q) =>
-      q
-        .select()
-        .from(table)
-        .where(extra ? and(where, extra) : where)
-        .orderBy(...order)
-        .limit(limit)
-        .offset(offset),
+    run(
+      key,
+      (q) =>
+        q
+          .select(pageColumns)
+          .from(table)
+          .where(extra ? and(where, extra) : where)
+          .orderBy(...order)
+          .limit(limit)
+          .offset(offset),
+      tag,
     );
   // Counting stops at COUNT_CAP + 1 rows: past that the total is a lower bound, not a scan of
   // every finding of the user on each page request. A contains filter stops at CONTAINS_SORT_LIMIT
@@ -410,20 +439,23 @@ export async function listFindings(
     const skip = deep ? 0 : offset;
     const variant = deep ? 'deep' : 'page';
     if (known !== undefined) {
-      rows = await run(variant, (q) =>
-        q
-          .select()
-          .from(table)
-          .where(rowsOfPage(q))
-          .orderBy(...order)
-          .limit(limit)
-          .offset(skip),
+      rows = await run(
+        variant,
+        (q) =>
+          q
+            .select(pageColumns)
+            .from(table)
+            .where(rowsOfPage(q))
+            .orderBy(...order)
+            .limit(limit)
+            .offset(skip),
+        tag,
       );
       counted = known;
     } else {
       const withCount = await run(`${variant}+count`, (q) =>
         q
-          .select({ row: getTableColumns(table), n: capped })
+          .select({ row: pageColumns, n: capped })
           .from(table)
           .where(rowsOfPage(q))
           .orderBy(...order)
@@ -500,8 +532,13 @@ export async function listFindings(
   }
   if (known === undefined) memo.set(countKey, counted);
   return {
-    // Tagged in place (the rows are this request's own): a copy of each row's ~37 fields was ~1 kB per row.
-    rows: rows.map((r) => Object.assign(r, { subclass: sub }) as FindingRow),
+    // Tagged already (mappedOnce), or in place (the rows are this request's own): a copy of each
+    // row's ~37 fields was ~1 kB per row.
+    rows: rows.map((r) =>
+      (r as { subclass?: string }).subclass === sub
+        ? (r as FindingRow)
+        : (Object.assign(r, tag) as FindingRow),
+    ),
     total: Math.min(counted, cap),
     totalExact: counted <= cap,
   };
