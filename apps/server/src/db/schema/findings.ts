@@ -118,6 +118,8 @@ export const findingsExploitDb = pgTable(
     // EPSS descending with unscored CVEs last (the index above serves ascending, nulls last).
     index('fdb_user_epss_desc_idx').on(t.userId, t.epssScore.desc().nullsLast(), t.id.desc()),
     index('fdb_user_kev_idx').on(t.userId, t.id).where(sql`${t.kev}`),
+    // Known-exploited findings in the default order (severity): a range read directly (0022).
+    index('fdb_user_kev_sev_idx').on(t.userId, t.severityOrdering, t.id).where(sql`${t.kev}`),
     index('fdb_cve_idx').on(t.cve),
   ],
 );
@@ -138,6 +140,8 @@ export const findingsLeakcheck = pgTable(
   (t) => [
     uniqueIndex('flc_target_fp_key').on(t.targetId, t.fingerprint),
     index('flc_user_email_idx').on(t.userId, t.email, t.id),
+    // The e-mail filter by equality, without case: lower(email) = lower($1) (0022).
+    index('flc_user_email_lower_idx').on(t.userId, sql`lower(${t.email})`),
     index('flc_user_password_idx').on(t.userId, t.password, t.id),
     index('flc_user_leak_date_idx').on(t.userId, t.leakDate, t.id),
     index('flc_user_main_domain_idx').on(t.userId, t.mainDomain, t.id),

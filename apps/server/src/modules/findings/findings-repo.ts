@@ -11,7 +11,7 @@ import {
   targets,
 } from '../../db/schema/index.ts';
 import type { FindingsMemo, WalkBound } from './findings-counts.ts';
-import { type Bind, severityMatch, textMatch } from './findings-sql.ts';
+import { type Bind, equalsIgnoringCase, severityMatch, textMatch } from './findings-sql.ts';
 
 /*
  * The finding tables (one per subclass) and their read side: a user's findings page by page, a
@@ -228,14 +228,12 @@ function filterPlan(
     if (body.leak_email_password === false)
       conditions.push(sql`${findingsLeakcheck.passwordEncrypted} is null`);
     if (body.email_filter_opt) {
+      const { email_filter: email, is_contains: contains } = body.email_filter_opt;
+      // Equality without case on its own index (lower(email)), rather than the trigram index.
       conditions.push(
-        textMatch(
-          findingsLeakcheck.email,
-          body.email_filter_opt.email_filter,
-          body.email_filter_opt.is_contains,
-          false,
-          bind,
-        ),
+        contains
+          ? textMatch(findingsLeakcheck.email, email, true, false, bind)
+          : equalsIgnoringCase(findingsLeakcheck.email, email, bind),
       );
       indexed = true;
     }

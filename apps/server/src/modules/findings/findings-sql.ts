@@ -30,6 +30,16 @@ export function textMatch(
 }
 
 /**
+ * Case-insensitive equality, as `lower(column) = lower(value)`: what an ILIKE without wildcards
+ * compares (in a multi-byte database PostgreSQL's ILIKE lowers both sides with lower() and matches
+ * them), in a form a btree on lower(column) serves (the leaks' e-mail: migration 0022) instead of
+ * a trigram index.
+ */
+export function equalsIgnoringCase(column: AnyColumn, value: string, bind: Bind = asParam): SQL {
+  return sql`lower(${column}) = lower(${bind(value)})`;
+}
+
+/**
  * A severity filter on severity_ordering (one-to-one with severity). A contiguous set (e.g.
  * critical + high) is a range the (user_id, severity_ordering, id) index reads in order, so a page
  * sorted by severity starts at the first matching row on any PostgreSQL version instead of walking
