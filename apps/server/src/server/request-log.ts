@@ -16,13 +16,18 @@ export class RequestLines extends LogController {
     super();
   }
 
+  /** The request's info lines are on and the twin's level lets them through; else Fastify writes them. */
+  private isOurs(request: FastifyRequest): boolean {
+    return isInfoOn(request) && this.lines.isLevelEnabled('info');
+  }
+
   override incomingRequest(request: FastifyRequest, reply: FastifyReply) {
-    if (this.isLogDisabled(request) || !isInfoOn(request)) return super.incomingRequest(request, reply);
+    if (this.isLogDisabled(request) || !this.isOurs(request)) return super.incomingRequest(request, reply);
     this.lines.info({ [this.requestIdLogLabel]: request.id, req: request }, 'incoming request');
   }
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply) {
-    if (error || this.isLogDisabled(request) || !isInfoOn(request))
+    if (error || this.isLogDisabled(request) || !this.isOurs(request))
       return super.requestCompleted(error, request, reply);
     this.lines.info(
       { [this.requestIdLogLabel]: request.id, res: reply, responseTime: reply.elapsedTime },
