@@ -1,10 +1,11 @@
 import { execFile, spawn } from 'node:child_process';
+import dgram from 'node:dgram';
 import net from 'node:net';
 import path from 'node:path';
 import dnsPacket, { type Packet, type RecordType } from 'dns-packet';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DnsError, DnsResolver, type DnsServer } from '../src/dns/dns-resolver.ts';
-import { lower, questionOnWire } from '../src/dns/dns-udp.ts';
+import { echoesQuestion, encodeQuery, questionOf } from '../src/dns/dns-udp.ts';
 import { mapConcurrent } from '../src/lib/async.ts';
 import { answer, bindUdp, deadServer, FORGED, fakeServer, REAL } from './dns-fake-servers.ts';
 import { REPO_ROOT } from './helpers.ts';
@@ -83,7 +84,7 @@ describe('resolver UDP: one connected socket per server', () => {
     expect(b.ms).toBeGreaterThanOrEqual(445);
   });
 
-  it('reads back a question as decoding the query would, without decoding it', () => {
+  it('writes a query as dns-packet encodes it, and knows its question in an answer in any case', () => {
     const names = [
       'www.example.test',
       'WWW.Example.TEST.',
@@ -91,23 +92,96 @@ describe('resolver UDP: one connected socket per server', () => {
       '_dmarc.x-y.test',
       'x',
       `${'a'.repeat(63)}.test`,
+      `${'a'.repeat(64)}.test`,
       `${'abcdefghi.'.repeat(24)}test`,
+      `${'abcdefghi.'.repeat(25)}test`,
       'a..b.test',
       '.lead.test',
+      'trail.test..',
       'ünï.test',
       'sp ace.test',
       'a\\.b.test',
     ];
-    // '*' is not a RecordType, but a template may ask it: it reads back as 'ANY'.
-    for (const name of names)
-      for (const type of ['A', 'AAAA', 'ANY', '*', 'TXT', 'CAA', 'SOA'] as string[] as RecordType[]) {
-        const buf = dnsPacket.encode({ id: 1, type: 'query', questions: [{ name, type, class: 'IN' }] });
-        const decoded = dnsPacket.decode(buf).questions?.[0] as NonNullable<Packet['questions']>[number];
-        expect(questionOnWire(name, type, buf), `${name} ${type}`).toEqual({
-          ...decoded,
-          name: lower(decoded.name),
-        });
-      }
+    // '*' is not a RecordType, but a template may ask it: it goes out as ANY.
+    const types = ['A', 'AAAA', 'ANY', '*', 'TXT', 'CAA', 'SOA'] as string[] as RecordType[];
+    const swapCase = (n: string) =>
+      n.replace(/[a-z]/gi, (c) => (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase()));
+    // Twice: the first query of a type goes through dns-packet, later ones are written directly.
+    for (const pass of [1, 2])
+      for (const name of names)
+        for (const type of types)
+          for (const flags of [0, dnsPacket.RECURSION_DESIRED]) {
+            const id = 1 + pass * 1000;
+            const expected = dnsPacket.encode({
+              id,
+              type: 'query',
+              flags,
+              questions: [{ name, type, class: 'IN' }],
+            });
+            const label = `${name} ${type} ${flags}`;
+            expect(encodeQuery(id, flags, name, type).equals(expected), label).toBe(true);
+            let asked: NonNullable<Packet['questions']>[number];
+            try {
+              asked = dnsPacket.decode(expected).questions?.[0] as typeof asked;
+            } catch {
+              // A label over 63 bytes is no name a server can read: the query fails at once.
+              expect(() => questionOf(expected), label).toThrow(DnsError);
+              continue;
+            }
+            const question = questionOf(expected);
+            if (12 + question.length < expected.length) {
+              // An empty label ends the name on the wire ('a..b': 'a', then what follows as type
+              // and class): an answer repeats those bytes, which no decoded question re-encodes to.
+              const header = Buffer.from([0, 0, 0x80, 0, 0, 1, 0, 0, 0, 0, 0, 0]);
+              expect(echoesQuestion(Buffer.concat([header, question]), question), label).toBe(true);
+              continue;
+            }
+            const answered = (q: typeof asked) =>
+              dnsPacket.encode({ id, type: 'response', questions: [q], answers: [] });
+            expect(echoesQuestion(answered(asked), question), label).toBe(true);
+            expect(echoesQuestion(answered({ ...asked, name: swapCase(asked.name) }), question), label).toBe(
+              true,
+            );
+            expect(echoesQuestion(answered({ ...asked, name: `x${asked.name}` }), question), label).toBe(
+              false,
+            );
+            expect(
+              echoesQuestion(answered({ ...asked, type: asked.type === 'A' ? 'AAAA' : 'A' }), question),
+              label,
+            ).toBe(false);
+            expect(echoesQuestion(answered({ ...asked, class: 'CH' }), question), label).toBe(false);
+            expect(
+              echoesQuestion(
+                dnsPacket.encode({ id, type: 'response', questions: [], answers: [] }),
+                question,
+              ),
+              label,
+            ).toBe(false);
+          }
+  });
+
+  it('sends the queries asked in one turn of the event loop together, after its callbacks', async () => {
+    const server = await fakeServer(toClose, SERVER_A);
+    const resolver = resolverFor([server], 1000, 0);
+    expect(await addressesOf(resolver, 'first.example.test')).toEqual([REAL]);
+    const send = vi.spyOn(dgram.Socket.prototype, 'send');
+    try {
+      const asked = ['a1', 'a2', 'a3'].map((n) => addressesOf(resolver, `${n}.example.test`));
+      // Microtasks (an answer's awaits starting the next queries) still belong to this turn.
+      for (let i = 0; i < 10; i++) await Promise.resolve();
+      expect(send).not.toHaveBeenCalled();
+      await new Promise((r) => setImmediate(r));
+      expect(send).toHaveBeenCalledTimes(3);
+      expect(await Promise.all(asked)).toEqual([[REAL], [REAL], [REAL]]);
+      expect(server.asked).toEqual([
+        'first.example.test',
+        'a1.example.test',
+        'a2.example.test',
+        'a3.example.test',
+      ]);
+    } finally {
+      send.mockRestore();
+    }
   });
 
   it('rotates over two servers and retries a SERVFAIL or a silent server on the other', async () => {

@@ -116,8 +116,11 @@ export class DnsResolver {
     });
   }
 
-  /** Any record type; retries on timeouts across servers; falls back to TCP when truncated. */
-  async query(name: string, type: RecordType, signal?: AbortSignal): Promise<DnsResponse> {
+  /**
+   * Any record type; retries on timeouts across servers; falls back to TCP when truncated. Not
+   * async: the cached promise itself is returned (an async function would wrap it in another).
+   */
+  query(name: string, type: RecordType, signal?: AbortSignal): Promise<DnsResponse> {
     const asked = lower(name);
     const key = `${asked}|${type}`;
     const cached = this.cache.get(key);

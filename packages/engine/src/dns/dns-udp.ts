@@ -1,7 +1,7 @@
-import { randomInt } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 import dgram from 'node:dgram';
 import net from 'node:net';
-import dnsPacket, { type DecodedPacket, type Question, type RecordType } from 'dns-packet';
+import dnsPacket, { type DecodedPacket, type RecordType } from 'dns-packet';
 import { AbortedError } from '../lib/async.ts';
 
 export interface DnsServer {
@@ -42,8 +42,11 @@ export interface DnsQueryOptions {
 }
 
 interface Pending {
-  /** The question as it went out (type and class as dns-packet decodes them), name lower-case. */
-  question: Question;
+  id: number;
+  /** The query as it goes out. */
+  wire: Buffer;
+  /** Its question as a server reads it (a view of `wire`): an answer must repeat it. */
+  question: Buffer;
   resolve(p: DecodedPacket): void;
   reject(e: Error): void;
   /** performance.now() past which the query has timed out. */
@@ -52,23 +55,108 @@ interface Pending {
   onAbort: (() => void) | undefined;
 }
 
-/** A name made only of these reads back from the wire as written, less one trailing dot. */
-const PLAIN_NAME = /^[A-Za-z0-9_*-]{1,63}(?:\.[A-Za-z0-9_*-]{1,63})*\.?$/;
+/** Record type codes as dns-packet writes them, by the type asked ('*' is ANY's 255). */
+const typeCodes = new Map<string, number>();
 
-/** A record type as an answer's question will carry it ('*' reads back as 'ANY'), by the type asked. */
-const typesOnWire = new Map<string, Pick<Question, 'type' | 'class'>>();
+/** Letters, digits, '_', '-' and '*': what a label of a plain name is made of. */
+function isPlainChar(c: number): boolean {
+  return (
+    (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 45 || c === 42
+  );
+}
 
 /**
- * The question of a query as the wire carries it, as an answer's question will be decoded: what
- * decoding the encoded query gives, without decoding it for the common names.
+ * The query dns-packet encodes for a plain name (labels of 1–63 plain characters, one trailing dot
+ * at most), written directly: encoding it through the library measured a tenth of a brute force's
+ * CPU. Undefined for any other name, which the library encodes.
  */
-export function questionOnWire(name: string, type: RecordType, buf: Buffer): Question {
-  const typed = typesOnWire.get(type);
-  if (typed && name.length <= 250 && PLAIN_NAME.test(name))
-    return { name: lower(name), type: typed.type, class: typed.class };
-  const q = dnsPacket.decode(buf).questions?.[0] as Question;
-  if (!typed) typesOnWire.set(type, { type: q.type, class: q.class });
-  return { ...q, name: lower(q.name) };
+function encodePlain(id: number, flags: number, name: string, typeCode: number): Buffer | undefined {
+  const end = name.charCodeAt(name.length - 1) === 46 ? name.length - 1 : name.length;
+  if (end === 0 || end > 250) return undefined;
+  const buf = Buffer.allocUnsafe(12 + end + 2 + 4);
+  buf.writeUInt16BE(id, 0);
+  buf.writeUInt16BE(flags & 0x7fff, 2);
+  buf.writeUInt16BE(1, 4);
+  buf.writeUInt16BE(0, 6);
+  buf.writeUInt32BE(0, 8);
+  let lengthAt = 12;
+  let at = 13;
+  for (let i = 0; i < end; i++) {
+    const c = name.charCodeAt(i);
+    if (c === 46) {
+      const length = at - lengthAt - 1;
+      if (length < 1 || length > 63) return undefined;
+      buf[lengthAt] = length;
+      lengthAt = at++;
+    } else if (isPlainChar(c)) buf[at++] = c;
+    else return undefined;
+  }
+  const length = at - lengthAt - 1;
+  if (length < 1 || length > 63) return undefined;
+  buf[lengthAt] = length;
+  buf[at++] = 0;
+  buf.writeUInt16BE(typeCode, at);
+  buf.writeUInt16BE(1, at + 2); // IN
+  return buf;
+}
+
+/** One query (class IN) on the wire, as dns-packet encodes it. */
+export function encodeQuery(id: number, flags: number, name: string, type: RecordType): Buffer {
+  const code = typeCodes.get(type);
+  const plain = code === undefined ? undefined : encodePlain(id, flags, name, code);
+  if (plain) return plain;
+  const buf = dnsPacket.encode({ id, type: 'query', flags, questions: [{ name, type, class: 'IN' }] });
+  // The query ends with its one question's type and class.
+  if (code === undefined) typeCodes.set(type, buf.readUInt16BE(buf.length - 4));
+  return buf;
+}
+
+/**
+ * The first question of an encoded query as a server reads it: its name up to the first empty
+ * label, then type and class (a name with an empty label inside, 'a..b', ends there on the wire).
+ */
+export function questionOf(query: Buffer): Buffer {
+  let at = 12;
+  for (let length = query[at]; length !== 0; length = query[at]) {
+    // Past 63 bytes a label is not one; past 254 a name is too long (what decoding rejects).
+    if (length === undefined || length > 63 || at + length - 11 > 254)
+      throw new DnsError('malformed query name', 'EBADNAME');
+    at += length + 1;
+  }
+  if (at + 5 > query.length) throw new DnsError('malformed query name', 'EBADNAME');
+  return query.subarray(12, at + 5);
+}
+
+/**
+ * Whether an answer repeats the question asked: the same bytes, the name's ASCII letters in any
+ * case (a server may echo a 0x20-randomised name in its own case; DNS names compare ASCII
+ * case-insensitively only). Read from the answer's bytes, before it is decoded.
+ */
+export function echoesQuestion(answer: Buffer, question: Buffer): boolean {
+  if (answer.length < 12 + question.length || answer.readUInt16BE(4) === 0) return false;
+  const nameEnd = question.length - 4;
+  for (let i = 0; i < question.length; i++) {
+    let a = answer[12 + i] as number;
+    let q = question[i] as number;
+    if (i < nameEnd) {
+      if (a >= 65 && a <= 90) a |= 0x20;
+      if (q >= 65 && q <= 90) q |= 0x20;
+    }
+    if (a !== q) return false;
+  }
+  return true;
+}
+
+/** Query ids drawn from the system's CSPRNG a batch at a time (randomInt's checks cost each query). */
+const randomIds = new Uint16Array(1024);
+let nextRandomId = randomIds.length;
+
+function randomId(): number {
+  if (nextRandomId === randomIds.length) {
+    randomFillSync(randomIds);
+    nextRandomId = 0;
+  }
+  return randomIds[nextRandomId++] as number;
 }
 
 /**
@@ -81,8 +169,12 @@ export class DnsUdpSocket {
   private socket: dgram.Socket | undefined;
   private connected = false;
   private readonly pending = new Map<number, Pending>();
-  /** Queries made while connect() is under way (dgram refuses an address-less send before it). */
-  private queued: { id: number; p: Pending; buf: Buffer }[] = [];
+  /**
+   * Queries not sent yet: made while connect() is under way (dgram refuses an address-less send
+   * before it), or in this turn of the event loop, sent together after it (flush).
+   */
+  private queued: Pending[] = [];
+  private flushScheduled = false;
   /** Queries in the order they were sent (their deadlines' order), with their ids, from `head`. */
   private expiring: Pending[] = [];
   private ids: number[] = [];
@@ -100,16 +192,12 @@ export class DnsUdpSocket {
     return new Promise((resolve, reject) => {
       if (signal?.aborted) return reject(new AbortedError());
       const id = this.newId();
-      const buf = dnsPacket.encode({
-        id,
-        type: 'query',
-        flags: options.recursion === false ? 0 : dnsPacket.RECURSION_DESIRED,
-        questions: [{ name, type, class: 'IN' }],
-      });
-      // Read back from the wire form, as an answer's question will be: '*' is 'ANY', 'x.' is 'x'.
-      const question = questionOnWire(name, type, buf);
-      const socket = this.open();
+      const wire = encodeQuery(id, options.recursion === false ? 0 : dnsPacket.RECURSION_DESIRED, name, type);
+      const question = questionOf(wire);
+      this.open();
       const p: Pending = {
+        id,
+        wire,
         question,
         resolve,
         reject,
@@ -125,8 +213,11 @@ export class DnsUdpSocket {
       this.expiring.push(p);
       this.ids.push(id);
       this.armTimer();
-      if (this.connected) this.send(socket, id, p, buf);
-      else this.queued.push({ id, p, buf });
+      this.queued.push(p);
+      if (this.connected && !this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(() => this.flush());
+      }
     });
   }
 
@@ -206,8 +297,8 @@ export class DnsUdpSocket {
   private newId(): number {
     for (let i = 0; i < 100; i++) {
       // Unpredictable: with the source port, all an off-path forger would have to guess.
-      const id = randomInt(1, 0x10000);
-      if (!this.pending.has(id)) return id;
+      const id = randomId();
+      if (id !== 0 && !this.pending.has(id)) return id;
     }
     throw new DnsError('too many DNS queries in flight', 'EBUSY');
   }
@@ -228,9 +319,7 @@ export class DnsUdpSocket {
     socket.once('connect', () => {
       if (socket !== this.socket) return;
       this.connected = true;
-      const queued = this.queued;
-      this.queued = [];
-      for (const q of queued) if (this.pending.get(q.id) === q.p) this.send(socket, q.id, q.p, q.buf);
+      this.flush();
     });
     socket.unref();
     try {
@@ -243,12 +332,28 @@ export class DnsUdpSocket {
     return socket;
   }
 
-  private send(socket: dgram.Socket, id: number, p: Pending, buf: Buffer): void {
-    socket.send(buf, (err) => {
+  /**
+   * Sends what was asked in this turn of the event loop, after its I/O callbacks: the answers that
+   * arrived together start their next queries together. Each datagram still costs a system call,
+   * but a burst wakes a server that waits (on loopback: its process, from the sender's call) once,
+   * not once a query — a brute force sending as each answer came in measured 2.7 times the send
+   * cost of the same questions sent by a tight loop.
+   */
+  private flush(): void {
+    this.flushScheduled = false;
+    const socket = this.socket;
+    if (!socket || !this.connected) return;
+    const queued = this.queued;
+    this.queued = [];
+    for (const p of queued) if (this.pending.get(p.id) === p) this.send(socket, p);
+  }
+
+  private send(socket: dgram.Socket, p: Pending): void {
+    socket.send(p.wire, (err) => {
       if (!err) return;
       // The socket's pending ICMP error can be reported by a send instead of recvmsg.
       if (SERVER_UNREACHABLE.has((err as NodeJS.ErrnoException).code ?? '')) return this.fail(socket, err);
-      this.drop(id, p, err);
+      this.drop(p.id, p, err);
     });
   }
 
@@ -261,17 +366,18 @@ export class DnsUdpSocket {
   }
 
   private onMessage(msg: Buffer): void {
+    // A response (QR set) to a query in flight, repeating its question; then whole, or ignored.
+    if (msg.length < 12 || !((msg[2] as number) & 0x80)) return;
+    const id = msg.readUInt16BE(0);
+    const p = this.pending.get(id);
+    if (!p || !echoesQuestion(msg, p.question)) return;
     let packet: DecodedPacket;
     try {
       packet = dnsPacket.decode(msg);
     } catch {
       return;
     }
-    if (packet.id === undefined || packet.type !== 'response') return;
-    const p = this.pending.get(packet.id);
-    const q = packet.questions?.[0];
-    if (!p || !q || !sameQuestion(q, p.question)) return;
-    this.pending.delete(packet.id);
+    this.pending.delete(id);
     this.settled(p);
     p.resolve(packet);
   }
@@ -307,9 +413,4 @@ export class DnsUdpSocket {
       // already closed
     }
   }
-}
-
-/** Names compared case-insensitively: a server may echo a 0x20-randomised name in its own case. */
-function sameQuestion(q: Question, sent: Question): boolean {
-  return q.type === sent.type && q.class === sent.class && lower(q.name) === sent.name;
 }
