@@ -5,7 +5,7 @@ import path from 'node:path';
 import dnsPacket, { type Packet, type RecordType } from 'dns-packet';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DnsError, DnsResolver, type DnsServer } from '../src/dns/dns-resolver.ts';
-import { echoesQuestion, encodeQuery, questionOf } from '../src/dns/dns-udp.ts';
+import { decodeAnswers, echoesQuestion, encodeQuery, questionOf } from '../src/dns/dns-udp.ts';
 import { mapConcurrent } from '../src/lib/async.ts';
 import { answer, bindUdp, deadServer, FORGED, fakeServer, REAL } from './dns-fake-servers.ts';
 import { REPO_ROOT } from './helpers.ts';
@@ -158,6 +158,63 @@ describe('resolver UDP: one connected socket per server', () => {
               label,
             ).toBe(false);
           }
+  });
+
+  it('reads the flags, rcode and answer records of an answer as dns-packet decodes them', () => {
+    const q = { name: 'www.Example.test', type: 'A', class: 'IN' } as const;
+    const soa = {
+      name: 'example.test',
+      type: 'SOA',
+      ttl: 60,
+      data: {
+        mname: 'ns1.example.test',
+        rname: 'hostmaster.example.test',
+        serial: 1,
+        refresh: 2,
+        retry: 3,
+        expire: 4,
+        minimum: 5,
+      },
+    } as const;
+    const packets: Packet[] = [
+      { id: 7, type: 'response', flags: 3, questions: [q], answers: [], authorities: [soa] },
+      {
+        id: 7,
+        type: 'response',
+        flags: dnsPacket.RECURSION_DESIRED | dnsPacket.RECURSION_AVAILABLE | dnsPacket.TRUNCATED_RESPONSE,
+        questions: [q],
+        answers: [
+          { name: 'www.example.test', type: 'CNAME', ttl: 60, data: 'web.example.test' },
+          { name: 'web.example.test', type: 'A', ttl: 60, data: REAL },
+          { name: 'web.example.test', type: 'A', ttl: 60, data: FORGED },
+        ],
+        additionals: [{ name: 'x.example.test', type: 'TXT', ttl: 60, data: 'extra' }],
+      },
+      ...[2, 5, 9, 12].map(
+        (rcode): Packet => ({ id: 7, type: 'response', flags: rcode, questions: [q], answers: [] }),
+      ),
+      // Two questions: read by dns-packet whole.
+      {
+        id: 7,
+        type: 'response',
+        flags: 0,
+        questions: [q, { ...q, type: 'AAAA' }],
+        answers: [{ name: q.name, type: 'A', ttl: 1, data: REAL }],
+      },
+    ];
+    const question = questionOf(encodeQuery(7, 0, q.name, q.type));
+    for (const packet of packets) {
+      const wire = dnsPacket.encode(packet);
+      const whole = dnsPacket.decode(wire) as ReturnType<typeof dnsPacket.decode> & { rcode: string };
+      expect(decodeAnswers(wire, question.length)).toEqual({
+        flags: whole.flags,
+        rcode: whole.rcode,
+        answers: whole.answers,
+      });
+    }
+    // A malformed answer record throws (the answer is then ignored, as an undecodable one was).
+    const truncated = dnsPacket.encode(packets[1] as Packet);
+    expect(() => decodeAnswers(truncated.subarray(0, 12 + question.length + 20), question.length)).toThrow();
   });
 
   it('sends the queries asked in one turn of the event loop together, after its callbacks', async () => {

@@ -2,7 +2,7 @@ import { getServers } from 'node:dns';
 import net from 'node:net';
 import dnsPacket, { type Answer, type Packet, type RecordType } from 'dns-packet';
 import { AbortedError } from '../lib/async.ts';
-import { DnsError, type DnsServer, DnsUdpSocket, lower } from './dns-udp.ts';
+import { type DnsAnswers, DnsError, type DnsServer, DnsUdpSocket, lower } from './dns-udp.ts';
 
 export { DnsError, type DnsServer } from './dns-udp.ts';
 
@@ -13,10 +13,10 @@ export interface ResolverOptions {
   retries?: number;
 }
 
+/** An answer's rcode and answer records (its authority and additional records are not read). */
 export interface DnsResponse {
   rcode: string;
   answers: Answer[];
-  authorities: Answer[];
 }
 
 export interface HostResolution {
@@ -142,13 +142,14 @@ export class DnsResolver {
       const udp = this.udp[index] ?? new DnsUdpSocket(server, this.timeoutMs);
       this.udp[index] = udp;
       try {
-        let packet: Packet = await udp.query(name, type);
-        if ((packet.flags ?? 0) & dnsPacket.TRUNCATED_RESPONSE) {
-          packet = (await this.tcpQuery(server, name, type, signal))[0] ?? packet;
+        let answer: DnsAnswers = await udp.answers(name, type);
+        if (answer.flags & dnsPacket.TRUNCATED_RESPONSE) {
+          const whole = (await this.tcpQuery(server, name, type, signal))[0];
+          if (whole)
+            answer = { flags: whole.flags ?? 0, rcode: rcodeOf(whole), answers: whole.answers ?? [] };
         }
-        const rcode = rcodeOf(packet);
-        if (rcode === 'SERVFAIL' && attempt < this.retries) continue;
-        return { rcode, answers: packet.answers ?? [], authorities: packet.authorities ?? [] };
+        if (answer.rcode === 'SERVFAIL' && attempt < this.retries) continue;
+        return { rcode: answer.rcode, answers: answer.answers };
       } catch (e) {
         lastError = e as Error;
       }
