@@ -117,8 +117,8 @@ function isPlainChar(c: number): boolean {
 
 /**
  * The query dns-packet encodes for a plain name (labels of 1–63 plain characters, one trailing dot
- * at most), written directly: encoding it through the library measured a tenth of a brute force's
- * CPU. Undefined for any other name, which the library encodes.
+ * at most), written directly: encoding it through the library was 6 % of a brute force's profile.
+ * Undefined for any other name, which the library encodes.
  */
 function encodePlain(id: number, flags: number, name: string, typeCode: number): Buffer | undefined {
   const end = name.charCodeAt(name.length - 1) === 46 ? name.length - 1 : name.length;
