@@ -26,6 +26,25 @@ export function payloadCombinations(
   return NO_PAYLOADS;
 }
 
+/**
+ * A batteringram's values (each once, in order) of one payload set, kept as long as its list is:
+ * every template run of a payload loop would otherwise rebuild them (a list and a set of every
+ * value). Keyed weakly by the list, so a word list read from a file and held weakly (see
+ * loadPayloads) goes as before.
+ */
+const distinctOfList = new WeakMap<readonly string[], readonly string[]>();
+
+function distinctValues(lists: string[][]): readonly string[] {
+  if (lists.length !== 1) return [...new Set(lists.flat())];
+  const list = lists[0] as string[];
+  let values = distinctOfList.get(list);
+  if (values === undefined) {
+    values = [...new Set(list)];
+    distinctOfList.set(list, values);
+  }
+  return values;
+}
+
 function* combinations(
   payloads: Record<string, string[]>,
   attack: AttackType,
@@ -33,7 +52,7 @@ function* combinations(
   const names = Object.keys(payloads);
   const lists = names.map((n) => payloads[n] ?? []);
   if (attack === 'batteringram') {
-    const values = [...new Set(lists.flat())];
+    const values = distinctValues(lists);
     const end = Math.min(values.length, MAX_COMBINATIONS);
     for (let i = 0; i < end; i++) {
       const v = values[i] as string;
