@@ -2,7 +2,7 @@ import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileOrThrow, scanAll, tpl } from '../../../test/template-helpers.ts';
 import { HttpClient } from './http-client.ts';
-import { canonicalHeaderName } from './http-response-collector.ts';
+import { canonicalHeaderName, canonicalHeaderNameOf } from './http-response-collector.ts';
 
 // Response header names in the parts a template reads are spelled as nuclei's Go client
 // reads them: the server's name in canonical MIME form. A server that already spells them
@@ -45,6 +45,23 @@ describe('response header names', () => {
     expect(canonicalHeaderName('WWW-Authenticate')).toBe('Www-Authenticate');
     // Not a token: left as it came.
     expect(canonicalHeaderName('bad name')).toBe('bad name');
+  });
+
+  it('are the same read from the bytes received, whatever names came before', () => {
+    for (const name of ['content-type', 'Server', 'bad name', 'WWW-Authenticate', 'x-é', ''])
+      expect(canonicalHeaderNameOf(Buffer.from(name, 'latin1'))).toBe(canonicalHeaderName(name));
+    // Names that differ in one letter, many sharing a slot of the table, each asked for twice,
+    // every one in the same bytes: undici's view of a read buffer that is reused.
+    const letters = 'abcdefghijklmnopqrstuvwxyzA-';
+    const bytes = Buffer.alloc(5);
+    for (let round = 0; round < 2; round++)
+      for (const a of letters)
+        for (const b of letters)
+          for (const c of 'xyzX') {
+            const name = `q${a}-${b}${c}`;
+            bytes.write(name, 'latin1');
+            expect(canonicalHeaderNameOf(bytes)).toBe(canonicalHeaderName(name));
+          }
   });
 
   it('keep the server spelling of canonical names and every value of a repeated header', async () => {

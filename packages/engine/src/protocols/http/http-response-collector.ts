@@ -20,6 +20,32 @@ export function canonicalHeaderName(name: string): string {
   return c;
 }
 
+// Canonical names by the bytes a server sent: a small table, each slot one name's bytes and its
+// canonical name (a header name's string costs more than the rest of its pair; the lookup makes
+// none). A slot another name hashes to is taken over; a miss goes through the string.
+const NAME_SLOTS = 256;
+const slotBytes: (Uint8Array | undefined)[] = new Array(NAME_SLOTS).fill(undefined);
+const slotNames: string[] = new Array(NAME_SLOTS).fill('');
+
+/** `canonicalHeaderName` of a header name as received (latin1 bytes). */
+export function canonicalHeaderNameOf(raw: Uint8Array): string {
+  const n = raw.length;
+  let h = n;
+  for (let i = 0; i < n; i++) h = Math.imul(h ^ (raw[i] as number), 16777619);
+  const slot = (h >>> 24) & (NAME_SLOTS - 1);
+  const known = slotBytes[slot];
+  if (known !== undefined && known.length === n) {
+    let i = 0;
+    while (i < n && known[i] === raw[i]) i++;
+    if (i === n) return slotNames[slot] as string;
+  }
+  const name = canonicalHeaderName(Buffer.from(raw.buffer, raw.byteOffset, n).toString('latin1'));
+  // A copy: undici's name is a view of the socket's read buffer, which is reused.
+  slotBytes[slot] = new Uint8Array(raw);
+  slotNames[slot] = name;
+  return name;
+}
+
 /**
  * Collects one response from undici's dispatch callbacks into HttpResponseData and settles
  * the request's guard. undici's callback form with raw headers (its newer form only wraps
@@ -78,7 +104,7 @@ export class ResponseCollector implements Dispatcher.DispatchHandler {
     const pairs = new Array<[string, string]>(raw.length >> 1);
     let n = 0;
     for (let i = 0; i + 1 < raw.length; i += 2) {
-      const name = canonicalHeaderName((raw[i] as Buffer).toString('latin1'));
+      const name = canonicalHeaderNameOf(raw[i] as Buffer);
       const value = (raw[i + 1] as Buffer).toString('utf8');
       let at = n;
       for (let j = n - 1; j >= 0; j--)
