@@ -40,7 +40,9 @@ export function isRequestAllowed(
 ): boolean | Promise<boolean> {
   if (ctx.isUrlAllowed) return ctx.isUrlAllowed(url);
   if (ctx.allowOtherHosts) return true;
-  return splitRawUrl(url).hostname.toLowerCase() === targetHost.toLowerCase();
+  const hostname = splitRawUrl(url).hostname;
+  // Most requests go to the input's host as written: no lower-cased copies to compare.
+  return hostname === targetHost || hostname.toLowerCase() === targetHost.toLowerCase();
 }
 
 const DEFAULT_UA = 'Mozilla/5.0 (compatible; perimeter-scan/0.1)';
