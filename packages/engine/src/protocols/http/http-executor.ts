@@ -215,40 +215,73 @@ function redirectOf(
 }
 
 /**
- * Sends one request, following redirects as the template allows; returns the final response.
- * The common exchange (no wait, scope and a host slot answered at once) is an `HttpExchange`
- * the client hands the response to: an async frame, or a reaction on a promise of the client's,
- * per request costs more bytes than the rest of this path. Anything else goes on in
- * `followExchange`, the same steps awaited.
+ * What an exchange's promise settles with: the caller's own value for the final response (the
+ * http executor's iterator step), or, when there is none, what `failure` makes of it (a
+ * rejection, or the caller's next step), called on a later turn as a promise's reaction would
+ * be. The exchange settles the caller's promise itself: a reaction on a promise of the
+ * exchange's, with its closure, per request costs more bytes than the step it makes.
  */
-export function executeHttpRequest(
+export interface ExchangeOutcome<T> {
+  response(resp: ProtocolResponse): T;
+  failure(err: unknown): Promise<T>;
+}
+
+/** The outcome as a promise of a response from another exchange (the uncommon paths). */
+function settleLater<T>(outcome: ExchangeOutcome<T>, later: Promise<ProtocolResponse>): Promise<T> {
+  return later.then(
+    (resp) => outcome.response(resp),
+    (err: unknown) => outcome.failure(err),
+  );
+}
+
+/** The outcome of no response, from a reaction (the caller may send its next request from it). */
+function failLater<T>(outcome: ExchangeOutcome<T>, err: unknown): Promise<T> {
+  return settleLater(outcome, Promise.reject(err));
+}
+
+/**
+ * Sends one request, following redirects as the template allows; the promise settles with the
+ * outcome of the final response. The common exchange (no wait, scope and a host slot answered
+ * at once) is an `HttpExchange` the client hands the response to: an async frame, or a
+ * reaction on a promise of the client's, per request costs more bytes than the rest of this
+ * path. Anything else goes on in `followExchange`, the same steps awaited.
+ */
+export function executeHttpRequest<T>(
   req: CompiledHttpRequest,
   spec: PathHttpSpec | RawHttpSpec,
   vars: Variables,
   ctx: RunContext,
   targetHost: string,
-  cookies?: Map<string, string>,
-  wanted?: HttpPartsWanted,
-): Promise<ProtocolResponse> {
+  cookies: Map<string, string> | undefined,
+  wanted: HttpPartsWanted | undefined,
+  outcome: ExchangeOutcome<T>,
+): Promise<T> {
   let first: HttpRequestInit;
   let init: HttpRequestInit;
   let slot: Semaphore;
   let firstUrl: Readonly<RawUrl>;
   try {
     first = buildHttpRequest(req, spec, vars);
-    if (spec.waitMs) return followExchange(req, spec, vars, ctx, targetHost, cookies, wanted, first);
+    if (spec.waitMs)
+      return settleLater(outcome, followExchange(req, spec, vars, ctx, targetHost, cookies, wanted, first));
     firstUrl = splitRawUrl(first.url);
     init = cookies ? withCookies(first, cookies) : first;
     const allowed = isRequestAllowed(init.url, targetHost, ctx);
     if (allowed === false) throw new OutOfScopeError(init.url);
     if (allowed !== true)
-      return followExchange(req, spec, vars, ctx, targetHost, cookies, wanted, first, allowed);
+      return settleLater(
+        outcome,
+        followExchange(req, spec, vars, ctx, targetHost, cookies, wanted, first, allowed),
+      );
     const entered = enterHost(ctx, firstUrl.host);
     if (entered instanceof Promise)
-      return followExchange(req, spec, vars, ctx, targetHost, cookies, wanted, first, true, entered);
+      return settleLater(
+        outcome,
+        followExchange(req, spec, vars, ctx, targetHost, cookies, wanted, first, true, entered),
+      );
     slot = entered;
   } catch (err) {
-    return Promise.reject(err);
+    return failLater(outcome, err);
   }
   const exchange = new HttpExchange(
     req,
@@ -262,6 +295,7 @@ export function executeHttpRequest(
     firstUrl,
     init,
     slot,
+    outcome,
   );
   ctx.http.sendTo(exchange, init, ctx.signal, maxResponseSize(req, ctx));
   return exchange.promise;
@@ -269,10 +303,11 @@ export function executeHttpRequest(
 
 /**
  * The common exchange's first hop once sent: the client hands it the outcome, and it settles
- * the exchange's promise with the response, or with `followExchange` when a redirect is
- * followed (the host slot given back, cookies kept and a failure noted as `followExchange` does).
+ * the exchange's promise with the caller's outcome of the response, or of `followExchange`
+ * when a redirect is followed (the host slot given back, cookies kept and a failure noted as
+ * `followExchange` does).
  */
-class HttpExchange extends Settler<ProtocolResponse> implements ResponseReceiver {
+class HttpExchange<T> extends Settler<T> implements ResponseReceiver {
   constructor(
     private readonly req: CompiledHttpRequest,
     private readonly spec: PathHttpSpec | RawHttpSpec,
@@ -285,6 +320,7 @@ class HttpExchange extends Settler<ProtocolResponse> implements ResponseReceiver
     private readonly firstUrl: Readonly<RawUrl>,
     private readonly init: HttpRequestInit,
     private readonly slot: Semaphore,
+    private readonly outcome: ExchangeOutcome<T>,
   ) {
     super();
   }
@@ -299,33 +335,38 @@ class HttpExchange extends Settler<ProtocolResponse> implements ResponseReceiver
       if (next) {
         const redirected = { init: next, res };
         this.resolve(
-          followExchange(
-            req,
-            spec,
-            vars,
-            ctx,
-            this.targetHost,
-            cookies,
-            wanted,
-            first,
-            undefined,
-            undefined,
-            redirected,
+          settleLater(
+            this.outcome,
+            followExchange(
+              req,
+              spec,
+              vars,
+              ctx,
+              this.targetHost,
+              cookies,
+              wanted,
+              first,
+              undefined,
+              undefined,
+              redirected,
+            ),
           ),
         );
       } else
         this.resolve(
-          httpProtocolResponse(first, firstUrl, init, res, vars, wanted, layerIsReused(req, vars)),
+          this.outcome.response(
+            httpProtocolResponse(first, firstUrl, init, res, vars, wanted, layerIsReused(req, vars)),
+          ),
         );
     } catch (err) {
-      this.reject(err);
+      this.resolve(failLater(this.outcome, err));
     }
   }
 
   failed(err: unknown): void {
     noteFailure(this.ctx, this.firstUrl.host, err);
     this.ctx.hosts.leave(this.firstUrl.host, this.slot);
-    this.reject(err);
+    this.resolve(failLater(this.outcome, err));
   }
 }
 

@@ -7,7 +7,7 @@ import {
 } from '../../templates/template-runner.ts';
 import type { CompiledHttpRequest, CompiledRequest } from '../../templates/template-types.ts';
 import { InvalidRequestError } from './http-client.ts';
-import { executeHttpRequest, UnresolvedVariableError } from './http-executor.ts';
+import { type ExchangeOutcome, executeHttpRequest, UnresolvedVariableError } from './http-executor.ts';
 import { executeUnsafeHttpRequest } from './http-unsafe.ts';
 
 const DONE: IteratorReturnResult<undefined> = Object.freeze({ value: undefined, done: true });
@@ -19,7 +19,11 @@ const ALL_DONE: Promise<IteratorReturnResult<undefined>> = Promise.resolve(DONE)
  * generator's suspend/resume promises cost as much as the rest of the runner's work. The
  * last `next()` (nothing left) answers with one shared settled promise.
  */
-class HttpResponses implements AsyncIterableIterator<ProtocolResponse> {
+class HttpResponses
+  implements
+    AsyncIterableIterator<ProtocolResponse>,
+    ExchangeOutcome<IteratorResult<ProtocolResponse, undefined>>
+{
   private cursor = 0;
 
   constructor(
@@ -40,8 +44,9 @@ class HttpResponses implements AsyncIterableIterator<ProtocolResponse> {
 
   next(): Promise<IteratorResult<ProtocolResponse, undefined>> {
     const at = this.nextSpec();
-    // A reaction, not an async method: an async frame per request costs several times its bytes.
-    return at < 0 ? ALL_DONE : this.send(at).then(toStep, (err) => this.failed(err));
+    // Not an async method: an async frame per request costs several times its bytes. The
+    // exchange settles the step itself (see ExchangeOutcome).
+    return at < 0 ? ALL_DONE : this.send(at);
   }
 
   /** The next spec to send, or -1 (`@once` raw requests are sent once per template run). */
@@ -62,12 +67,15 @@ class HttpResponses implements AsyncIterableIterator<ProtocolResponse> {
     return -1;
   }
 
-  private send(i: number): Promise<ProtocolResponse> {
+  private send(i: number): Promise<IteratorResult<ProtocolResponse, undefined>> {
     const { req, vars, ctx, state } = this;
     const spec = req.specs[i] as CompiledHttpRequest['specs'][number];
     if (req.cookieReuse) state.cookies ??= new Map();
     return req.unsafe && spec.kind === 'raw'
-      ? executeUnsafeHttpRequest(req, spec, vars, ctx, state.target.hostname, state.httpParts)
+      ? executeUnsafeHttpRequest(req, spec, vars, ctx, state.target.hostname, state.httpParts).then(
+          toStep,
+          (err) => this.failure(err),
+        )
       : executeHttpRequest(
           req,
           spec,
@@ -76,11 +84,20 @@ class HttpResponses implements AsyncIterableIterator<ProtocolResponse> {
           state.target.hostname,
           req.cookieReuse ? state.cookies : undefined,
           state.httpParts,
+          this,
         );
   }
 
-  /** No response: noted, and the next spec goes (unless the host or the scan stopped). */
-  private failed(err: unknown): Promise<IteratorResult<ProtocolResponse, undefined>> {
+  /** The exchange's response as this iterator's step (ExchangeOutcome). */
+  response(resp: ProtocolResponse): IteratorResult<ProtocolResponse, undefined> {
+    return toStep(resp);
+  }
+
+  /**
+   * No response (ExchangeOutcome, on a later turn): noted, and the next spec goes (unless the
+   * host or the scan stopped).
+   */
+  failure(err: unknown): Promise<IteratorResult<ProtocolResponse, undefined>> {
     const { req, ctx, state } = this;
     if (err instanceof HostSkippedError || ctx.signal.aborted) {
       this.cursor = req.specs.length;

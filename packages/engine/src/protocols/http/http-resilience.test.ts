@@ -167,6 +167,25 @@ describe('the stall on invalid request paths', () => {
   });
 });
 
+describe('requests of one block that fail in turn', () => {
+  it('each is noted and the next goes, in order, however many fail in a row', async () => {
+    const srv = await startRecorder('127.0.205.9');
+    // Unsendable before any traffic: each fails as it is built.
+    const failing = Array.from({ length: 6000 }, (_v, i) => `      - "{{BaseURL}}/${i}/{{nope}}"`);
+    const template = compileOrThrow(
+      tpl(
+        'fail-in-turn',
+        `http:\n  - method: GET\n    path:\n      - "{{BaseURL}}/first"\n${failing.join('\n')}\n      - "{{BaseURL}}/last"\n    matchers:\n      - type: word\n        words: ["seen /last"]\n`,
+      ),
+    );
+    const { findings, scanner } = await scanAll([template], [srv.base]);
+    expect(srv.targets).toEqual(['/first', '/last']);
+    expect(findings.map((f) => f.templateId)).toEqual(['fail-in-turn']);
+    expect(scanner.summary.requests).toBe(2);
+    expect(scanner.summary.incomplete.invalid_request).toBe(1);
+  });
+});
+
 describe('hosts that fail in other ways', () => {
   it('a host that accepts and never answers: each request ends at its limit, the host is skipped and counted', async () => {
     const silent = net.createServer(() => {});
