@@ -23,16 +23,24 @@ export interface HttpResponseData {
   status: number;
   statusText: string;
   /**
-   * Header pairs in arrival order (a repeated header's values together, where it first came),
-   * names as nuclei's Go client reads them: canonical MIME form (`content-type` →
-   * `Content-Type`), the server's own spelling for the canonical names nearly every server
-   * sends, so case-sensitive matchers on `header`/`raw` (`Server: EC2ws`) fire as under nuclei.
+   * Headers in arrival order (a repeated header's values together, where it first came), flat:
+   * each name followed by its value (`[name, value, name, value…]`: a pair per header costs a
+   * list per header). Names as nuclei's Go client reads them: canonical MIME form
+   * (`content-type` → `Content-Type`), the server's own spelling for the canonical names nearly
+   * every server sends, so case-sensitive matchers on `header`/`raw` (`Server: EC2ws`) fire as
+   * under nuclei.
    */
-  headers: [string, string][];
+  headers: string[];
   body: Buffer;
   /** True when the body was cut at the size cap. */
   truncated: boolean;
   durationMs: number;
+}
+
+/** The first value of header `name` (as spelled in `headers`), or undefined. */
+export function headerValue(headers: readonly string[], name: string): string | undefined {
+  for (let i = 0; i + 1 < headers.length; i += 2) if (headers[i] === name) return headers[i + 1];
+  return undefined;
 }
 
 /** The request target and headers as undici gets them. */
@@ -331,7 +339,7 @@ export class HttpClient {
       url: init.url,
       status: res.status,
       statusText: res.statusText || (STATUS_TEXT[res.status] ?? ''),
-      headers: res.headers.map(([k, v]) => [canonicalHeaderName(k), v]),
+      headers: res.headers.flatMap(([k, v]) => [canonicalHeaderName(k), v]),
       body: res.body,
       truncated: res.truncated,
     };

@@ -8,7 +8,12 @@ import type {
   PathHttpSpec,
   RawHttpSpec,
 } from '../../templates/template-types.ts';
-import { type HttpRequestInit, type HttpResponseData, InvalidRequestError } from './http-client.ts';
+import {
+  type HttpRequestInit,
+  type HttpResponseData,
+  headerValue,
+  InvalidRequestError,
+} from './http-client.ts';
 import { HttpProtocolResponse, httpEventValues, layerIsReused } from './http-parts.ts';
 import { type ResponseReceiver, Settler } from './http-request-guard.ts';
 import { type RawUrl, splitRawUrl } from './http-url.ts';
@@ -188,9 +193,10 @@ function withCookies(init: HttpRequestInit, cookies: Map<string, string>): HttpR
 }
 
 function keepCookies(res: HttpResponseData, cookies: Map<string, string>): void {
-  for (const [k, v] of res.headers) {
-    if (k !== 'Set-Cookie') continue;
-    const pair = v.split(';')[0] ?? '';
+  const h = res.headers;
+  for (let n = 0; n + 1 < h.length; n += 2) {
+    if (h[n] !== 'Set-Cookie') continue;
+    const pair = (h[n + 1] as string).split(';')[0] ?? '';
     const i = pair.indexOf('=');
     if (i > 0) cookies.set(pair.slice(0, i).trim(), pair.slice(i + 1).trim());
   }
@@ -205,7 +211,7 @@ function redirectOf(
   originHost: string,
 ): HttpRequestInit | undefined {
   if (!req.redirects || !REDIRECTS.has(res.status) || hop >= req.maxRedirects) return undefined;
-  const location = res.headers.find(([k]) => k === 'Location')?.[1];
+  const location = headerValue(res.headers, 'Location');
   if (!location) return undefined;
   const next = new URL(location, init.url);
   if (req.hostRedirects && next.host !== originHost) return undefined;

@@ -1,8 +1,10 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileOrThrow, scanAll, tpl } from '../../../test/template-helpers.ts';
+import type { HttpResponseData } from './http-client.ts';
 import { HttpClient } from './http-client.ts';
-import { canonicalHeaderName, canonicalHeaderNameOf } from './http-response-collector.ts';
+import type { RequestGuard } from './http-request-guard.ts';
+import { canonicalHeaderName, canonicalHeaderNameOf, ResponseCollector } from './http-response-collector.ts';
 
 // Response header names in the parts a template reads are spelled as nuclei's Go client
 // reads them: the server's name in canonical MIME form. A server that already spells them
@@ -64,18 +66,70 @@ describe('response header names', () => {
           }
   });
 
+  it("put a repeated header's values together, where it first came, the others in arrival order", () => {
+    let got: HttpResponseData | undefined;
+    const guard = {
+      settle: (res: HttpResponseData) => (got = res),
+      connected: () => {},
+    } as unknown as RequestGuard;
+    const init = { method: 'GET', url: 'http://127.0.0.1/', headers: {} };
+    const collector = new ResponseCollector(init, { path: '/', headers: {} }, guard, 1000, 0, {
+      resendRaw: () => {},
+    });
+    const raw = [
+      'set-cookie',
+      'a=1',
+      'X-One',
+      '1',
+      'Vary',
+      'x',
+      'Set-Cookie',
+      'b=2',
+      'x-one',
+      '2',
+      'set-cookie',
+      'c=3',
+    ];
+    collector.onHeaders(
+      200,
+      raw.map((t) => Buffer.from(t, 'latin1')),
+    );
+    collector.onComplete();
+    expect(got?.headers).toEqual([
+      'Set-Cookie',
+      'a=1',
+      'Set-Cookie',
+      'b=2',
+      'Set-Cookie',
+      'c=3',
+      'X-One',
+      '1',
+      'X-One',
+      '2',
+      'Vary',
+      'x',
+    ]);
+  });
+
   it('keep the server spelling of canonical names and every value of a repeated header', async () => {
     const client = new HttpClient({ timeoutMs: 3000 });
     try {
       const res = await client.send({ method: 'GET', url: `${base}/`, headers: {} });
       expect(res.headers).toEqual([
-        ['Server', 'EC2ws'],
-        ['Location', '/next'],
-        ['Content-Type', 'text/plain'],
-        ['X-Aspnet-Version', '4.0.30319'],
-        ['Set-Cookie', 'a=1'],
-        ['Set-Cookie', 'b=2'],
-        ['Content-Length', '5'],
+        'Server',
+        'EC2ws',
+        'Location',
+        '/next',
+        'Content-Type',
+        'text/plain',
+        'X-Aspnet-Version',
+        '4.0.30319',
+        'Set-Cookie',
+        'a=1',
+        'Set-Cookie',
+        'b=2',
+        'Content-Length',
+        '5',
       ]);
     } finally {
       await client.close();

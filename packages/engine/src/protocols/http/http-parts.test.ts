@@ -23,7 +23,7 @@ const response: HttpResponseData = {
   url: 'http://127.0.0.1:8080/a?b=1',
   status: 200,
   statusText: 'OK',
-  headers: [['server', 'nginx']],
+  headers: ['server', 'nginx'],
   body: Buffer.from('<title>T</title>x'),
   truncated: false,
   durationMs: 2,

@@ -20,10 +20,7 @@ export function rawRequestText(init: HttpRequestInit): string {
 function headerBlock(res: HttpResponseData): string {
   let block = res.statusText ? `HTTP/1.1 ${res.status} ${res.statusText}\r\n` : `HTTP/1.1 ${res.status}\r\n`;
   const h = res.headers;
-  for (let i = 0; i < h.length; i++) {
-    const pair = h[i] as [string, string];
-    block += `${pair[0]}: ${pair[1]}\r\n`;
-  }
+  for (let i = 0; i + 1 < h.length; i += 2) block += `${h[i]}: ${h[i + 1]}\r\n`;
   return block;
 }
 
@@ -101,12 +98,10 @@ export function httpEventValues(
   values.duration = res.durationMs / 1000;
   values.title = !wanted || wanted.title ? (TITLE.exec(body)?.[1]?.trim() ?? '') : undefined;
   // Header parts: repeated headers joined; the first occurrence replaces a same-named part above.
-  // Indexed reads: destructuring each [name, value] pair costs more than the rest of the loop.
   const h = res.headers;
-  for (let i = 0; i < h.length; i++) {
-    const pair = h[i] as [string, string];
-    const v = pair[1];
-    const key = headerPart(pair[0]);
+  for (let i = 0; i + 1 < h.length; i += 2) {
+    const v = h[i + 1] as string;
+    const key = headerPart(h[i] as string);
     if (isEarlierHeader(h, i, key)) values[key] = `${String(values[key])}\n${v}`;
     else values[key] = v;
     if (key === 'content_length') {
@@ -159,9 +154,9 @@ function partsConstructor(): PartsConstructor {
   } as unknown as PartsConstructor;
 }
 
-/** Whether a header before `i` has the part name `key` (a few headers: a scan, no set). */
-function isEarlierHeader(h: [string, string][], i: number, key: string): boolean {
-  for (let j = 0; j < i; j++) if (headerPart((h[j] as [string, string])[0]) === key) return true;
+/** Whether a header before index `i` has the part name `key` (a few headers: a scan, no set). */
+function isEarlierHeader(h: string[], i: number, key: string): boolean {
+  for (let j = 0; j < i; j += 2) if (headerPart(h[j] as string) === key) return true;
   return false;
 }
 

@@ -68,7 +68,7 @@ export interface UpgradeFallback {
 export class ResponseCollector implements Dispatcher.DispatchHandler {
   private status = 0;
   private statusText = '';
-  private headers: [string, string][] = NO_HEADERS;
+  private headers: string[] = NO_HEADERS;
   // Most bodies come in one chunk: a list only from the second (a list per response costs
   // more bytes than its chunk's Buffer object).
   private firstChunk: Buffer | undefined = undefined;
@@ -99,24 +99,28 @@ export class ResponseCollector implements Dispatcher.DispatchHandler {
   onHeaders(statusCode: number, raw: Buffer[]): boolean {
     this.status = statusCode;
     this.statusText = STATUS_TEXT[statusCode] ?? '';
-    // One pair per header: the list is made at its size (growing it by pushes allocates a
+    // Names and values flat, in a list made at its size (growing it by pushes allocates a
     // larger backing store than the few headers need).
-    const pairs = new Array<[string, string]>(raw.length >> 1);
+    const list = new Array<string>(raw.length & ~1);
     let n = 0;
     for (let i = 0; i + 1 < raw.length; i += 2) {
       const name = canonicalHeaderNameOf(raw[i] as Buffer);
       const value = (raw[i + 1] as Buffer).toString('utf8');
       let at = n;
-      for (let j = n - 1; j >= 0; j--)
-        if ((pairs[j] as [string, string])[0] === name) {
-          // After the last pair of the same name: later pairs move one place on.
-          for (at = n; at > j + 1; at--) pairs[at] = pairs[at - 1] as [string, string];
+      for (let j = n - 2; j >= 0; j -= 2)
+        if (list[j] === name) {
+          // After the last header of the same name: later ones move one place on.
+          for (at = n; at > j + 2; at -= 2) {
+            list[at] = list[at - 2] as string;
+            list[at + 1] = list[at - 1] as string;
+          }
           break;
         }
-      pairs[at] = [name, value];
-      n++;
+      list[at] = name;
+      list[at + 1] = value;
+      n += 2;
     }
-    this.headers = pairs;
+    this.headers = list;
     return true;
   }
 
@@ -167,7 +171,7 @@ export class ResponseCollector implements Dispatcher.DispatchHandler {
 }
 
 /** Headers before any arrived (shared; replaced, never written to). */
-const NO_HEADERS: [string, string][] = [];
+const NO_HEADERS: string[] = [];
 
 export function isRefusedUpgrade(err: unknown): boolean {
   const code = (err as { code?: string }).code;

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { interpolate } from '../../operators/dsl/dsl-interpolate.ts';
 import type { ProtocolResponse, RunContext, Variables } from '../../templates/run-types.ts';
 import type { CompiledHttpRequest, HttpPartsWanted, RawHttpSpec } from '../../templates/template-types.ts';
-import type { HttpRequestInit, HttpResponseData } from './http-client.ts';
+import { type HttpRequestInit, type HttpResponseData, headerValue } from './http-client.ts';
 import {
   enterHost,
   isRequestAllowed,
@@ -122,7 +122,7 @@ export async function executeUnsafeHttpRequest(
   let final = res;
   let at = init;
   for (let hop = 0; req.redirects && REDIRECTS.has(final.status) && hop < req.maxRedirects; hop++) {
-    const location = final.headers.find(([k]) => k === 'Location')?.[1];
+    const location = headerValue(final.headers, 'Location');
     if (!location) break;
     const next = new URL(location, at.url).toString();
     if (req.hostRedirects && splitRawUrl(next).host !== u.host) break;
