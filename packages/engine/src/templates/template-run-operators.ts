@@ -10,6 +10,8 @@ import type { CompiledOperators, CompiledRequest, CompiledTemplate } from './tem
 const MAX_HISTORY_VALUE = 256 * 1024;
 /** No extracted values (shared; never written to). */
 export const NONE: string[] = [];
+/** A match that makes no new finding (shared; never written to). */
+const NO_FINDINGS: (TemplateFinding | undefined)[] = Object.freeze([]) as unknown as TemplateFinding[];
 
 /**
  * The operators' view of a response: its parts over the payload values, over earlier
@@ -120,7 +122,9 @@ export function matchFindings(
   if (!reportable) return [];
   if (condition === 'or' && outcome.names.length > 0)
     return outcome.names.map((name) => buildFinding(template, state, resp, name, extracted));
-  return [buildFinding(template, state, resp, undefined, extracted)];
+  // Later responses of a payload loop mostly repeat the finding already made: no list for them.
+  const finding = buildFinding(template, state, resp, undefined, extracted);
+  return finding ? [finding] : NO_FINDINGS;
 }
 
 /**

@@ -70,6 +70,20 @@ describe('matchers', () => {
     expect(all.values).toEqual(['Grafana', 'Grafana']);
   });
 
+  it('gives every word as its values when every word is found, response after response', () => {
+    const and = compileMatcher({ type: 'word', words: ['Grafana', 'Login'], condition: 'and' });
+    const ci = compileMatcher({ type: 'word', words: ['GRAFANA', 'login'], 'case-insensitive': true });
+    for (let i = 0; i < 3; i++) {
+      expect(and.match(event)).toEqual({ matched: true, values: ['Grafana', 'Login'] });
+      expect(ci.match(event)).toEqual({ matched: true, values: ['grafana', 'login'] });
+    }
+    expect(runMatchers([and, ci], 'and', event).values).toEqual(['Grafana', 'Login', 'grafana', 'login']);
+    expect(and.match(event).values).toEqual(['Grafana', 'Login']);
+    expect(compileMatcher({ type: 'word', words: ['Grafana'], negative: true }).match(event).matched).toBe(
+      false,
+    );
+  });
+
   const invalid: [string, MatcherDef, RegExp][] = [
     ['bad regex', { type: 'regex', regex: ['(unclosed'] }, /invalid regex/],
     ['bad dsl', { type: 'dsl', dsl: ['status_code =='] }, /expected|unexpected/],

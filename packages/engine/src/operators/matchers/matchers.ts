@@ -91,6 +91,11 @@ export function compileMatcher(def: MatcherDef, field = 'matchers'): CompiledMat
       });
       const dynamic = words.map((w) => w.includes('{{'));
       const lowered = words.map((w) => w.toLowerCase());
+      // Every word found (a matching response, most often): the result is the same each time,
+      // made once (its list is read, never written to: see runMatchers).
+      const everyWord: MatchResult | undefined = dynamic.includes(true)
+        ? undefined
+        : Object.freeze({ matched: true, values: Object.freeze(ci ? lowered : words) as string[] });
       return wrap((event) => {
         let text = partAsString(readPart(event, def.part));
         if (ci) text = text.toLowerCase();
@@ -111,6 +116,7 @@ export function compileMatcher(def: MatcherDef, field = 'matchers'): CompiledMat
             any = true;
           } else all = false;
         }
+        if (all && everyWord) return everyWord;
         const matched = condition === 'and' ? all : any;
         return result(matched, matched || matchAll ? found : undefined);
       });
