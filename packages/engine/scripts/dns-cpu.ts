@@ -1,19 +1,6 @@
-/**
- * CPU time per question of the subdomain brute force's path (DnsResolver.resolveHost(name, signal,
- * ['A']) over the built-in wordlist under the lab's domains, 200 in flight through mapConcurrent, a
- * fresh resolver per run as each scan has its own), against a raw dgram loop asking the same
- * questions at the same concurrency on one connected socket (a hand-built query, an answer matched
- * by its id only): the floor the client's own work sits on. The lab runs in its own process (its
- * CPU per answer is read from /proc). Interleaved rounds, medians, with the load average.
- * `--base=DIR` adds a side running the DnsResolver of another checkout (e.g. /work/main) for an
- * A/B in the same conditions. `engine` or `raw` runs that side alone (for `node --cpu-prof`).
- * Run: npx tsx packages/engine/scripts/dns-cpu.ts [ab|engine|raw] [--rounds=5] [--base=/work/main]
- */
-import { spawn } from 'node:child_process';
 import dgram from 'node:dgram';
 import { once } from 'node:events';
 import path from 'node:path';
-import readline from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import {
   interleaved,
@@ -21,12 +8,12 @@ import {
   MIN_ROUNDS,
   median,
   processCpuSeconds,
-  REPO_ROOT,
   udpReceiveDrops,
 } from '@perimeter/lab/bench';
 import { builtinWordlist } from '../src/discovery/wordlist.ts';
 import { DnsResolver } from '../src/dns/dns-resolver.ts';
 import { mapConcurrent } from '../src/lib/async.ts';
+import { startLabProcess } from './findings-bench.ts';
 
 const args = process.argv.slice(2);
 const mode = args.find((a) => !a.startsWith('--')) ?? 'ab';
@@ -48,25 +35,6 @@ interface Figures {
 }
 
 type ResolverClass = typeof DnsResolver;
-
-async function startLab(): Promise<{
-  pid: number;
-  host: string;
-  port: number;
-  domains: string[];
-  stop(): void;
-}> {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', path.join(REPO_ROOT, 'packages/engine/scripts/bench-lab-child.ts')],
-    { cwd: REPO_ROOT, stdio: ['pipe', 'pipe', 'inherit'] },
-  );
-  const rl = readline.createInterface({ input: child.stdout as NodeJS.ReadableStream });
-  const [line] = (await once(rl, 'line')) as [string];
-  rl.close();
-  const info = JSON.parse(line) as { dns: { host: string; port: number }; domains: string[] };
-  return { pid: child.pid as number, ...info.dns, domains: info.domains, stop: () => child.kill('SIGTERM') };
-}
 
 async function measured(
   labPid: number,
@@ -161,9 +129,9 @@ async function rawRun(host: string, port: number, names: string[]) {
   return { questions: names.length, found };
 }
 
-const lab = await startLab();
+const lab = await startLabProcess();
 try {
-  const server = `${lab.host}:${lab.port}`;
+  const server = `${lab.dns.host}:${lab.dns.port}`;
   const names = lab.domains.flatMap((d) => builtinWordlist().map((l) => `${l}.${d}`));
   console.log(
     `DNS brute force CPU per question: ${names.length} names (${lab.domains.join(', ')}), ${CONCURRENCY} in flight, lab DNS ${server} (pid ${lab.pid}); load ${loadAverage()}`,
@@ -173,14 +141,16 @@ try {
       console.log(
         JSON.stringify(
           await measured(lab.pid, () =>
-            mode === 'raw' ? rawRun(lab.host, lab.port, names) : engineRun(DnsResolver, server, names),
+            mode === 'raw'
+              ? rawRun(lab.dns.host, lab.dns.port, names)
+              : engineRun(DnsResolver, server, names),
           ),
         ),
         loadAverage(),
       );
   } else {
     const sides = [
-      { name: 'raw', run: () => measured(lab.pid, () => rawRun(lab.host, lab.port, names)) },
+      { name: 'raw', run: () => measured(lab.pid, () => rawRun(lab.dns.host, lab.dns.port, names)) },
       { name: 'engine', run: () => measured(lab.pid, () => engineRun(DnsResolver, server, names)) },
     ];
     if (base) {

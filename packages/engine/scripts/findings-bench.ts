@@ -138,6 +138,11 @@ function engineRate(url: string, concurrency: number, perJob: number): Promise<R
 export async function startLabProcess(): Promise<{
   subnet: string;
   portMap: Record<number, number>;
+  /** The lab's DNS server and the domains it serves. */
+  dns: { host: string; port: number };
+  domains: string[];
+  /** The lab process's id (its CPU time is read from /proc). */
+  pid: number;
   stop: () => void;
 }> {
   const child = spawn(
@@ -148,8 +153,13 @@ export async function startLabProcess(): Promise<{
   const rl = readline.createInterface({ input: child.stdout as NodeJS.ReadableStream });
   const [line] = (await once(rl, 'line')) as [string];
   rl.close();
-  const info = JSON.parse(line) as { subnet: string; portMap: Record<number, number> };
-  return { subnet: info.subnet, portMap: info.portMap, stop: () => child.kill('SIGTERM') };
+  const info = JSON.parse(line) as {
+    subnet: string;
+    portMap: Record<number, number>;
+    dns: { host: string; port: number };
+    domains: string[];
+  };
+  return { ...info, pid: child.pid as number, stop: () => child.kill('SIGTERM') };
 }
 
 async function fullLabScan(
