@@ -51,9 +51,8 @@ function decoderOf(field: unknown): Decoder | undefined {
  * shape is prepared, and a row is one loop over its values: the same statement text, type parsers,
  * values, errors and rows (test/db-prepared.test.ts compares them with Drizzle's own execute);
  * anything else (joins, a custom mapper, a field kind not listed) keeps Drizzle's execute.
- * `tag`: fields of constant value added to every row after its columns.
  */
-export function mappedOnce<T>(prepared: Prepared<T>, tag?: Record<string, unknown>): Prepared<T> {
+export function mappedOnce<T>(prepared: Prepared<T>): Prepared<T> {
   const q = prepared as unknown as DrizzleSelect;
   const fields = q.fields;
   if (!fields || q.customResultMapper || q.queryConfig?.rowMode !== 'array') return prepared;
@@ -75,8 +74,6 @@ export function mappedOnce<T>(prepared: Prepared<T>, tag?: Record<string, unknow
   if (q.params.some((p) => is(p, Param))) return prepared;
   const names = q.params.map((p) => (is(p, Placeholder) ? p.name : undefined));
   const paths = fields.map((f) => f.path);
-  // Constant fields every row carries after its columns (a page's rows: their subclass).
-  const tags = Object.entries(tag ?? {});
   const { client, queryConfig, logger } = q;
   return {
     async execute(values: Record<string, unknown> = {}) {
@@ -106,7 +103,6 @@ export function mappedOnce<T>(prepared: Prepared<T>, tag?: Record<string, unknow
           row[key] ??= {};
           (row[key] as Record<string, unknown>)[nested] = value;
         }
-        for (const [key, value] of tags) row[key] = value;
         return row;
       }) as T;
     },

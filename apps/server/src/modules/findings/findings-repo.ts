@@ -65,26 +65,28 @@ const SORT_COLUMNS = {
 } as const;
 
 /** The columns of a finding no event carries (toEvent): never read for a page. */
-type Unsent = 'userId' | 'resolvedAt' | 'firstScanId' | 'lastScanId' | 'fixedScanId' | 'passwordEncrypted';
+const UNSENT = [
+  'userId',
+  'resolvedAt',
+  'firstScanId',
+  'lastScanId',
+  'fixedScanId',
+  'passwordEncrypted',
+] as const;
+type Unsent = (typeof UNSENT)[number];
 
 /**
- * A page's columns per subclass: all but the Unsent ones. The driver parsed and the mapping copied
+ * A page's columns per subclass: all but the UNSENT ones. The driver parsed and the mapping copied
  * them for every row (four UUIDs and a timestamp each, read and dropped), and their absence keeps
  * them out of the rows by construction.
  */
 const PAGE_COLUMNS = Object.fromEntries(
-  Object.entries(FINDING_TABLES).map(([sub, t]) => {
-    const {
-      userId: _u,
-      resolvedAt: _r,
-      firstScanId: _f,
-      lastScanId: _l,
-      fixedScanId: _x,
-      ...columns
-    } = getTableColumns(t) as Record<string, AnyColumn>;
-    delete columns.passwordEncrypted;
-    return [sub, columns];
-  }),
+  Object.entries(FINDING_TABLES).map(([sub, t]) => [
+    sub,
+    Object.fromEntries(
+      Object.entries(getTableColumns(t)).filter(([name]) => !(UNSENT as readonly string[]).includes(name)),
+    ),
+  ]),
 ) as Record<Subclass, Record<string, AnyColumn>>;
 
 export type FindingRow =
@@ -325,13 +327,11 @@ export async function listFindings(
    */
   const runner =
     (q: DbOrTx, once: boolean) =>
-    <T>(key: string, build: Build<T>, tag?: Record<string, unknown>): Promise<T> =>
+    <T>(key: string, build: Build<T>): Promise<T> =>
       (once
-        ? PREPARED.get(q, `${key} ${shape}`, () => mappedOnce(build(q).prepare(''), tag))
+        ? PREPARED.get(q, `${key} ${shape}`, () => mappedOnce(build(q).prepare('')))
         : build(q).prepare('')
       ).execute(b.values);
-  // A page's rows carry their subclass (FindingRow): added by mappedOnce as it maps them.
-  const tag = { subclass: sub };
   const where = and(...conditions);
   const columns: Record<string, AnyColumn> = SORT_COLUMNS[sub];
   const sortColumn: AnyColumn | undefined = body.sort_key
@@ -352,17 +352,14 @@ export async function listFindings(
   type Row = Omit<typeof findingsExploitScanner.$inferSelect, Unsent>;
   const pageColumns = PAGE_COLUMNS[sub] as ReturnType<typeof getTableColumns<typeof findingsExploitScanner>>;
   const page_ = (run: ReturnType<typeof runner>, key: string, extra?: SQL) =>
-    run(
-      key,
-      (q) =>
-        q
-          .select(pageColumns)
-          .from(table)
-          .where(extra ? and(where, extra) : where)
-          .orderBy(...order)
-          .limit(limit)
-          .offset(offset),
-      tag,
+    run(key, (q) =>
+      q
+        .select(pageColumns)
+        .from(table)
+        .where(extra ? and(where, extra) : where)
+        .orderBy(...order)
+        .limit(limit)
+        .offset(offset),
     );
   // Counting stops at COUNT_CAP + 1 rows: past that the total is a lower bound, not a scan of
   // every finding of the user on each page request. A contains filter stops at CONTAINS_SORT_LIMIT
@@ -437,17 +434,14 @@ export async function listFindings(
     const skip = deep ? 0 : offset;
     const variant = deep ? 'deep' : 'page';
     if (known !== undefined) {
-      rows = await run(
-        variant,
-        (q) =>
-          q
-            .select(pageColumns)
-            .from(table)
-            .where(rowsOfPage(q))
-            .orderBy(...order)
-            .limit(limit)
-            .offset(skip),
-        tag,
+      rows = await run(variant, (q) =>
+        q
+          .select(pageColumns)
+          .from(table)
+          .where(rowsOfPage(q))
+          .orderBy(...order)
+          .limit(limit)
+          .offset(skip),
       );
       counted = known;
     } else {
@@ -530,13 +524,8 @@ export async function listFindings(
   }
   if (known === undefined) memo.set(countKey, counted);
   return {
-    // Tagged already (mappedOnce), or in place (the rows are this request's own): a copy of each
-    // row's ~37 fields was ~1 kB per row.
-    rows: rows.map((r) =>
-      (r as { subclass?: string }).subclass === sub
-        ? (r as FindingRow)
-        : (Object.assign(r, tag) as FindingRow),
-    ),
+    // Tagged in place (the rows are this request's own): a copy of each row's fields was ~1 kB per row.
+    rows: rows.map((r) => Object.assign(r, { subclass: sub }) as FindingRow),
     total: Math.min(counted, cap),
     totalExact: counted <= cap,
   };
