@@ -71,6 +71,38 @@ describe('http response parts', () => {
     expect(some.server).toBe('nginx');
   });
 
+  it('gives the same own parts, in the same order, over a reused layer as over none', () => {
+    const layer = { n: '1', BaseURL: 'http://127.0.0.1:8080' };
+    const wanted = { raw: false, request: true, header: true, title: false };
+    const own = httpEventValues(init, response, undefined, wanted);
+    // Two responses over the layer (the second made by its remembered constructor).
+    for (const res of [response, { ...response, status: 404, durationMs: 5, body: Buffer.from('y') }]) {
+      const over = httpEventValues(init, res, layer, wanted, true);
+      expect(Object.getPrototypeOf(over)).toBe(layer);
+      expect(Object.keys(over)).toEqual(Object.keys(own));
+      expect(over.n).toBe('1');
+      const plain = httpEventValues(init, res, undefined, wanted);
+      expect({ ...over }).toEqual({ ...plain });
+    }
+    expect(Object.keys(own).slice(0, 15)).toEqual([
+      'body',
+      'header',
+      'all_headers',
+      'raw',
+      'response',
+      'status_code',
+      'content_length',
+      'content_type',
+      'request',
+      'host',
+      'matched',
+      'url',
+      'duration',
+      'title',
+      'server',
+    ]);
+  });
+
   it('matches on title, header, raw and request when the template reads them', async () => {
     const t = compileOrThrow(
       tpl(
