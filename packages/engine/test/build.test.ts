@@ -98,7 +98,7 @@ describe('the build', () => {
     const roles = Object.entries(scripts).filter(([name]) => name === 'cli' || name.startsWith('start:'));
     expect(roles.map(([name]) => name)).toEqual(expect.arrayContaining(['cli', 'start:api', 'start:worker']));
     for (const [name, command] of roles) {
-      const entry = /^node scripts\/run\.mjs ([\w-]+)$/.exec(command)?.[1];
+      const entry = /^node (?:--[\w-]+=\S+ )*scripts\/run\.mjs ([\w-]+)$/.exec(command)?.[1];
       expect(entry, `${name}: ${command}`).toBeDefined();
       expect(existsSync(path.join(REPO_ROOT, `apps/server/dist/${entry}.mjs`)), `${name}: ${command}`).toBe(
         true,
@@ -115,6 +115,19 @@ describe('the build', () => {
       stderr: expect.stringMatching(/known: .*main-api, .*main-worker/),
     });
   }, 60_000);
+
+  it('the API role runs with a 64 MB semi-space, and the events bench runs its server with the same', () => {
+    const scriptsOf = (file: string) =>
+      JSON.parse(readFileSync(path.join(REPO_ROOT, file), 'utf8')).scripts as Record<string, string>;
+    const semiSpace = (command = '') => /--max-semi-space-size=\d+/.exec(command)?.[0];
+    const root = scriptsOf('package.json');
+    expect(semiSpace(root['start:api'])).toBe('--max-semi-space-size=64');
+    // The bench measures the API as users run it (apps/server/scripts/events-bench.ts).
+    expect(semiSpace(scriptsOf('apps/server/package.json').bench)).toBe(semiSpace(root['start:api']));
+    // The workers keep V8's default (their memory is a goal of its own): the worker role and `npm start`.
+    expect(semiSpace(root['start:worker'])).toBeUndefined();
+    expect(readFileSync(path.join(REPO_ROOT, 'scripts/start.mjs'), 'utf8')).not.toContain('semi-space');
+  });
 
   it('the built CLI scans a lab host: ports, fingerprints, the built-in templates, a CVE feed', async () => {
     const port = lab.portMap[80] ?? 80;
