@@ -1,6 +1,7 @@
 import { desc, eq, getTableColumns, gt, sql } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isoTimestamp } from '../src/db/iso-timestamp.ts';
 import { mappedOnce, type Prepared } from '../src/db/prepared.ts';
 import { FINDING_TABLES } from '../src/modules/findings/findings-repo.ts';
 import { createTestApp, type TestApp } from './support/app.ts';
@@ -57,6 +58,21 @@ describe('mappedOnce', () => {
             .where(eq(table.userId, sql.placeholder('user')))
             .orderBy(desc(table.lastSeen), desc(table.id))
             .limit(sql.placeholder('limit')),
+        // A page's timestamps as ISO strings (findings-repo.ts), beside a count.
+        () =>
+          db
+            .select({
+              row: {
+                id: table.id,
+                seen: sql<string>`${table.lastSeen}`.mapWith(isoTimestamp),
+                fixed: sql<string | null>`${table.fixedAt}`.mapWith(isoTimestamp),
+              },
+              n: sql<number>`count(*) over ()`.mapWith(Number),
+            })
+            .from(table)
+            .where(where)
+            .orderBy(desc(table.lastSeen), desc(table.id))
+            .limit(sql.placeholder('limit')),
         () =>
           db
             .select({ v: sql`${table.firstSeen}`, id: table.id, fixed: table.fixedAt })
@@ -78,7 +94,7 @@ describe('mappedOnce', () => {
         compared++;
       }
     }
-    expect(compared).toBe(9);
+    expect(compared).toBe(12);
   });
 
   it('logs the statement and fails as Drizzle does', async () => {
@@ -108,5 +124,44 @@ describe('mappedOnce', () => {
     expect(ours?.message).toBe(theirs?.message);
     expect((ours?.cause as { code?: string })?.code).toBe('22P02');
     await expect(mapped.execute({})).rejects.toThrow('No value for placeholder "user" was provided');
+  });
+});
+
+/** A function's string, or the name of what it threw. */
+const outcome = (f: () => string) => {
+  try {
+    return f();
+  } catch (e) {
+    return (e as Error).name;
+  }
+};
+
+describe('isoTimestamp', () => {
+  it('turns PostgreSQL’s own text of a timestamptz into the string a Date of it gives, in any session time zone', async () => {
+    const client = await t.runtime.ctx.database.pool.connect();
+    try {
+      for (const zone of ['UTC', 'Europe/Berlin', 'America/St_Johns']) {
+        await client.query(`set time zone '${zone}'`);
+        const { rows } = await client.query<{ text: string; iso: string }>({
+          // Microseconds, whole seconds, a leap day, a summer and a winter time, the extremes a Date holds alike.
+          text: `select v::text as text, to_char(v at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as iso
+                 from unnest(array['2026-11-24 00:57:07.501195+00', '2026-11-24 00:57:07.999999+00',
+                   '2026-11-24 00:57:07+00', '2024-02-29 23:59:59.9+00', '2026-07-01 12:00:00.05+00',
+                   '1000-01-01 00:00:00+00', '9999-12-31 23:59:59.999+00']::timestamptz[]) v`,
+        });
+        for (const { text, iso } of rows) {
+          const before = outcome(() => new Date(text).toISOString());
+          expect(
+            outcome(() => isoTimestamp(text)),
+            `${zone}: ${text}`,
+          ).toBe(before);
+          // Date reads no offset with seconds (a zone's local mean time before 1900): it failed then as now.
+          if (!/[+-]\d\d:\d\d:\d\d$/.test(text)) expect(before, `${zone}: ${text}`).toBe(iso);
+        }
+      }
+    } finally {
+      await client.query('reset time zone');
+      client.release();
+    }
   });
 });

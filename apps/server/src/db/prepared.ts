@@ -56,10 +56,11 @@ export function mappedOnce<T>(prepared: Prepared<T>): Prepared<T> {
   const q = prepared as unknown as DrizzleSelect;
   const fields = q.fields;
   if (!fields || q.customResultMapper || q.queryConfig?.rowMode !== 'array') return prepared;
-  // Without joins the map names only the selected table, never null: Drizzle nulls no nested object.
+  // Without joins the map names only the selected table, never null: Drizzle nulls no nested object
+  // (it would null one for a column of a table the map says may be missing, never for an SQL field).
   const notNullable = q.joinsNotNullableMap ?? {};
   const withoutJoins = fields.every(
-    (f) => f.path.length === 1 || (is(f.field, Column) && notNullable[getTableName(f.field.table)] === true),
+    (f) => f.path.length === 1 || !is(f.field, Column) || notNullable[getTableName(f.field.table)] === true,
   );
   const decoders = fields.map((f) => decoderOf(f.field));
   if (

@@ -17,7 +17,6 @@ import { oobEvidence } from '../oob/oob-evidence.ts';
 import { getScan } from '../scans/scans-repo.ts';
 import { limitsOf } from '../targets/targets-fns.ts';
 
-const iso = (d: Date | null) => d?.toISOString() ?? null;
 const str = (v: unknown) => (typeof v === 'string' ? v : null);
 const strings = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
 const num = (v: unknown) => (typeof v === 'number' ? v : null);
@@ -40,10 +39,10 @@ export function toEvent(row: repo.FindingRow): TEvent {
     status: row.status as TEvent['status'],
     resolved: row.resolved,
     resolved_reason: (row.resolvedReason as TEvent['resolved_reason']) ?? null,
-    add_ts: row.addTs.toISOString(),
-    first_seen: row.firstSeen.toISOString(),
-    last_seen: row.lastSeen.toISOString(),
-    fixed_at: iso(row.fixedAt),
+    add_ts: row.addTs,
+    first_seen: row.firstSeen,
+    last_seen: row.lastSeen,
+    fixed_at: row.fixedAt,
   };
   const d = row.detail;
   if (row.subclass === 'exploit_scanner') {
@@ -85,10 +84,10 @@ export function toEvent(row: repo.FindingRow): TEvent {
       cvss_score: row.cvssScore,
       cvss_vector: str(d.cvssVector),
       description: str(d.description),
-      info_created_ts: iso(row.infoCreatedTs),
-      info_updated_ts: iso(row.infoUpdatedTs),
-      last_update_ts: row.lastUpdateTs.toISOString(),
-      last_check_ts: row.lastCheckTs.toISOString(),
+      info_created_ts: row.infoCreatedTs,
+      info_updated_ts: row.infoUpdatedTs,
+      last_update_ts: row.lastUpdateTs,
+      last_check_ts: row.lastCheckTs,
       version_start: str(d.versionStart),
       version_end: str(d.versionEnd),
       version_start_excluding: d.versionStartExcluding === true,

@@ -1,7 +1,9 @@
 import { SUBCLASS_OF_CLASS, type TAllEventsBody } from '@perimeter/contracts';
-import { type AnyColumn, and, asc, desc, eq, getTableColumns, inArray, type SQL, sql } from 'drizzle-orm';
+import { type AnyColumn, and, asc, desc, eq, getTableColumns, inArray, is, type SQL, sql } from 'drizzle-orm';
+import { PgTimestamp } from 'drizzle-orm/pg-core';
 import { NO_MEMO } from '../../db/changes.ts';
 import type { DbOrTx } from '../../db/client.ts';
+import { isoTimestamp } from '../../db/iso-timestamp.ts';
 import { Bindings, mappedOnce, type Prepared, PreparedCache } from '../../db/prepared.ts';
 import {
   findingSightings,
@@ -75,24 +77,44 @@ const UNSENT = [
 ] as const;
 type Unsent = (typeof UNSENT)[number];
 
+/** A timestamp column read as the text PostgreSQL sends and decoded straight to the API's string. */
+const asIso = (column: AnyColumn) => sql<string>`${column}`.mapWith(isoTimestamp);
+
 /**
  * A page's columns per subclass: all but the UNSENT ones. The driver parsed and the mapping copied
  * them for every row (four UUIDs and a timestamp each, read and dropped), and their absence keeps
- * them out of the rows by construction.
+ * them out of the rows by construction. Timestamps come as the ISO strings the events carry
+ * (isoTimestamp), not as Dates formatted again; the statement's text is the same.
  */
 const PAGE_COLUMNS = Object.fromEntries(
   Object.entries(FINDING_TABLES).map(([sub, t]) => [
     sub,
     Object.fromEntries(
-      Object.entries(getTableColumns(t)).filter(([name]) => !(UNSENT as readonly string[]).includes(name)),
+      Object.entries(getTableColumns(t))
+        .filter(([name]) => !(UNSENT as readonly string[]).includes(name))
+        .map(([name, column]) => [name, is(column, PgTimestamp) ? asIso(column) : column]),
     ),
   ]),
-) as Record<Subclass, Record<string, AnyColumn>>;
+) as Record<Subclass, Record<string, AnyColumn | SQL>>;
+
+type Columns = ReturnType<typeof getTableColumns<typeof findingsExploitScanner>>;
+/** The page's selection (typed on one table: the three share what a query of them reads). */
+type PageSelection = {
+  [K in Exclude<keyof Columns, Unsent>]: Columns[K]['_']['columnType'] extends 'PgTimestamp'
+    ? SQL<Columns[K]['_']['notNull'] extends true ? string : string | null>
+    : Columns[K];
+};
+
+/** A page's columns as selected (or returned) from one subclass's table. */
+export const pageColumnsOf = (sub: Subclass) => PAGE_COLUMNS[sub] as unknown as PageSelection;
+
+/** A row's timestamps as the ISO strings a page reads them as. */
+type IsoTimes<R> = { [K in keyof R]: Date extends R[K] ? Exclude<R[K], Date> | string : R[K] };
 
 export type FindingRow =
-  | ({ subclass: 'exploit_scanner' } & Omit<typeof findingsExploitScanner.$inferSelect, Unsent>)
-  | ({ subclass: 'exploit_db' } & Omit<typeof findingsExploitDb.$inferSelect, Unsent>)
-  | ({ subclass: 'leakcheck' } & Omit<typeof findingsLeakcheck.$inferSelect, Unsent>);
+  | ({ subclass: 'exploit_scanner' } & IsoTimes<Omit<typeof findingsExploitScanner.$inferSelect, Unsent>>)
+  | ({ subclass: 'exploit_db' } & IsoTimes<Omit<typeof findingsExploitDb.$inferSelect, Unsent>>)
+  | ({ subclass: 'leakcheck' } & IsoTimes<Omit<typeof findingsLeakcheck.$inferSelect, Unsent>>);
 
 /** Totals above this are reported as `COUNT_CAP` with `total_exact: false`. */
 export const COUNT_CAP = 10_000;
@@ -349,8 +371,8 @@ export async function listFindings(
     order[0] = direction === 'asc' ? sql`${sortColumn} asc nulls last` : sql`${sortColumn} desc nulls last`;
   // The three tables share the lifecycle columns; Drizzle needs one concrete table per query.
   const table = t as typeof findingsExploitScanner;
-  type Row = Omit<typeof findingsExploitScanner.$inferSelect, Unsent>;
-  const pageColumns = PAGE_COLUMNS[sub] as ReturnType<typeof getTableColumns<typeof findingsExploitScanner>>;
+  type Row = IsoTimes<Omit<typeof findingsExploitScanner.$inferSelect, Unsent>>;
+  const pageColumns = pageColumnsOf(sub);
   const page_ = (run: ReturnType<typeof runner>, key: string, extra?: SQL) =>
     run(key, (q) =>
       q

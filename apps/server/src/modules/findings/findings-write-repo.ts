@@ -9,7 +9,7 @@ import {
   findingsLeakcheck,
 } from '../../db/schema/index.ts';
 import { applyIntelToFindings } from '../intel/intel-repo.ts';
-import { FINDING_TABLES, type FindingRow, type Subclass } from './findings-repo.ts';
+import { FINDING_TABLES, type FindingRow, pageColumnsOf, type Subclass } from './findings-repo.ts';
 
 /*
  * The write side of the finding tables: a scan's worker upserts what it saw (by target and
@@ -296,6 +296,6 @@ export async function setResolved(
         : { resolved: false, resolvedReason: null, resolvedAt: null },
     )
     .where(and(eq(t.userId, userId), eq(t.id, id)))
-    .returning();
+    .returning(pageColumnsOf(sub));
   return row ? ({ ...row, subclass: sub } as FindingRow) : undefined;
 }
