@@ -9,9 +9,8 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import pino from 'pino';
 import { loadConfig } from '../src/lib/config/index.ts';
-import { createLogger } from '../src/lib/logger.ts';
+import { createLogger, logDestination } from '../src/lib/logger.ts';
 import { buildApp } from '../src/server/app.ts';
 import { openRuntime } from '../src/server/runtime.ts';
 import { seedBulkFindings } from '../test/support/findings-bulk.ts';
@@ -32,9 +31,9 @@ export async function startEventsServer(findings: number) {
     RATE_LIMIT_AUTH_PER_MINUTE: '10000',
   });
   // The product's log level (LOG_LEVEL, info by default: a line per request), written to a file
-  // as a user's server writes to its log, not silenced.
+  // as a user's server writes to its log (the product's destination), not silenced.
   const logFile = path.join(dataDir, 'server.log');
-  const runtime = await openRuntime(config, createLogger(config.env.LOG_LEVEL, pino.destination(logFile)));
+  const runtime = await openRuntime(config, createLogger(config.env.LOG_LEVEL, logDestination(logFile)));
   const app = await buildApp({ ctx: runtime.ctx, maintenance: runtime.maintenance });
   const address = await app.listen({ host: '127.0.0.1', port: 0 });
   const pool = runtime.ctx.database.pool;

@@ -88,7 +88,19 @@ const requestLines = new WeakMap<Logger, Logger>();
 /** The unredacted twin of a logger made by createLogger, for the per-request lines only. */
 export const requestLinesOf = (logger: Logger): Logger | undefined => requestLines.get(logger);
 
-export function createLogger(level: string, destination?: DestinationStream): Logger {
+/**
+ * Where the product's loggers write (stdout, or a file): pino's asynchronous destination with its
+ * lines gathered into writes of at least 4 kB, and what is gathered written at least every 100 ms
+ * and when the process exits (pino flushes it then; only a process killed outright loses its last
+ * 100 ms). With a write per line (pino's default), each of the two lines of every request was an
+ * fs write of its own through libuv's thread pool: under the events bench's 200 clients the API
+ * used ~10 % more CPU per request (interleaved A/B).
+ */
+export function logDestination(dest: number | string = 1): DestinationStream {
+  return pino.destination({ dest, minLength: 4096, periodicFlush: 100 });
+}
+
+export function createLogger(level: string, destination: DestinationStream = logDestination()): Logger {
   const logger = pino(
     {
       level,
@@ -97,7 +109,7 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
     },
     destination,
   );
-  // The twin writes to the very stream pino chose for the logger (stdout's when none is given).
+  // The twin writes to the very stream of the logger.
   const stream = (logger as unknown as Record<symbol, DestinationStream>)[pino.symbols.streamSym];
   requestLines.set(
     logger,
