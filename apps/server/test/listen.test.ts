@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { listenChannels } from '../src/db/listen.ts';
 import { createTestDatabase } from './support/database.ts';
 import { type PgProxy, startPgProxy } from './support/pg-proxy.ts';
@@ -105,6 +105,32 @@ it('sends one statement at a time: overlapping syncs all come back, none queued 
     expect(warnings.filter((m) => m.includes('already executing a query'))).toEqual([]);
   } finally {
     process.off('warning', onWarning);
+    await listener.close();
+  }
+});
+
+it('sends one sync per round trip: the syncs called while one is under way share the next', async () => {
+  const query = vi.spyOn(pg.Client.prototype, 'query');
+  const listener = listenChannels({
+    connection: { connectionString: database.url },
+    channels: ['findings_changed'],
+    onNotify: () => {},
+    onState: () => {},
+  });
+  try {
+    await until(() => listener.live);
+    const notifies = () => query.mock.calls.filter(([text]) => String(text).includes('pg_notify')).length;
+    const before = notifies();
+    // A sync per turn of the event loop (a statement each before): a round trip spans several turns.
+    const syncs: Promise<boolean>[] = [];
+    for (let i = 0; i < 30; i++) {
+      syncs.push(listener.sync());
+      await new Promise((r) => setImmediate(r));
+    }
+    expect(await Promise.all(syncs)).toEqual(syncs.map(() => true));
+    expect(notifies() - before).toBeLessThan(syncs.length / 2);
+  } finally {
+    query.mockRestore();
     await listener.close();
   }
 });

@@ -8,7 +8,7 @@ export interface ChannelListener {
    * Resolves true once every notification committed before this call has been handed to
    * `onNotify` (false if the connection went down meanwhile). It sends a notification of its own
    * and waits for it: PostgreSQL delivers notifications in commit order. Calls made while one is
-   * waiting to be sent share it.
+   * waiting to be sent (behind the connection's statement under way, if any) share it.
    */
   sync(): Promise<boolean>;
   close(): Promise<void>;
@@ -132,21 +132,37 @@ export function listenChannels(opts: ListenOptions): ChannelListener {
   }
   void connect();
 
+  /**
+   * Sends the waiting batch once the statement before it has its answer: until then it is still
+   * waiting to be sent, so the syncs called meanwhile share it (its notification is sent after
+   * each of them began) — one statement per round trip, not one per turn of the event loop.
+   */
   const send = () => {
     const batch = unsent;
-    unsent = undefined;
     const c = client;
     if (!batch) return;
-    if (!live || !c) return settle(batch, false);
-    sent.set(batch.token, batch);
-    batch.timer = setTimeout(() => {
-      if (!sent.delete(batch.token)) return;
-      settle(batch, false);
-      if (client === c) drop?.();
-    }, syncTimeout);
-    batch.timer.unref();
+    if (!live || !c) {
+      unsent = undefined;
+      return settle(batch, false);
+    }
     previous = previous
-      .then(() => c.query('select pg_notify($1, $2)', [syncChannel, batch.token]))
+      .then((): Promise<unknown> | undefined => {
+        // Settled meanwhile (closed), or the connection changed: it is not this one's to send.
+        if (unsent !== batch) return;
+        unsent = undefined;
+        if (!live || client !== c) {
+          settle(batch, false);
+          return;
+        }
+        sent.set(batch.token, batch);
+        batch.timer = setTimeout(() => {
+          if (!sent.delete(batch.token)) return;
+          settle(batch, false);
+          if (client === c) drop?.();
+        }, syncTimeout);
+        batch.timer.unref();
+        return c.query('select pg_notify($1, $2)', [syncChannel, batch.token]);
+      })
       .catch(() => {
         if (sent.delete(batch.token)) settle(batch, false);
       });
