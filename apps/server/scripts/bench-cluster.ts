@@ -38,6 +38,8 @@ export interface Worker {
   ready: Promise<void>;
   /** The worker's compile of the template sets at start-up (its `template sets compiled` line), before ready. */
   compiled: { templates?: number; ms?: number };
+  /** The scans this worker took (its `scan started` lines): id and the log's time (ms). */
+  took: { scanId: string; time: number }[];
 }
 
 export async function startBenchCluster(tag: string) {
@@ -130,6 +132,7 @@ export async function startBenchCluster(tag: string) {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     const compiled: Worker['compiled'] = {};
+    const took: Worker['took'] = [];
     const ready = new Promise<void>((resolve, reject) => {
       child.once('exit', (code, signal) => reject(new Error(`worker exited (${code ?? signal})`)));
       createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (line) => {
@@ -138,10 +141,14 @@ export async function startBenchCluster(tag: string) {
           Object.assign(compiled, { templates, ms });
         }
         if (line.includes('"worker role ready"')) resolve();
+        if (line.includes('"scan started"')) {
+          const { scanId, time } = JSON.parse(line) as { scanId: string; time: number };
+          took.push({ scanId, time });
+        }
       });
     });
     ready.catch(() => undefined);
-    return { child, ready, compiled };
+    return { child, ready, compiled, took };
   }
 
   const stopWorkers = (children: ChildProcess[]) =>

@@ -28,6 +28,7 @@
  * wait (on HTTP responses only), the workload where more processes help on a small machine. The
  * report prints the core count and says when a row runs more worker processes than cores.
  */
+import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import {
   BenchReport,
@@ -48,6 +49,8 @@ const CONCURRENCIES = (process.env.BENCH_CONCURRENCY ?? '2').split(',').map(Numb
 const log = benchLog('scale');
 const CORES = os.cpus().length;
 const GOAL = { workers: 3, speedUp: 2.5 };
+/** BENCH_TIMELINE=<dir>: each run's jobs and scans, times from the queue's and the scans' rows, as JSON (for a timeline). */
+const TIMELINE_DIR = process.env.BENCH_TIMELINE;
 
 const cluster = await startBenchCluster('scale');
 const workload = cluster.workload;
@@ -107,6 +110,18 @@ try {
       return Object.fromEntries([...parts].map(([n, xs]) => [n, median(xs)]));
     });
   }
+  async function writeTimeline(file: string, run: Record<string, unknown> & { ids: string[] }) {
+    const { rows } = await cluster.pool.query(
+      `select s.id, s.started_at, s.finished_at, s.summary->>'startedAt' as engine_start,
+         s.summary->>'finishedAt' as engine_end, s.summary->'stages' as stages,
+         j.created_on, j.started_on, j.completed_on
+       from scans s left join pgboss.job j on j.name = 'scan-run' and j.data->>'scanId' = s.id::text
+       where s.id = any($1)`,
+      [run.ids],
+    );
+    mkdirSync(TIMELINE_DIR as string, { recursive: true });
+    writeFileSync(file, JSON.stringify({ ...run, jobs: rows }, null, 1));
+  }
   log(`${workload}; ${SCANS} scans per run, ${pairs.length} worker × concurrency pairs, ${ROUNDS} rounds`);
   for (const [round, order] of interleaveOrder(pairs.length, ROUNDS).entries())
     for (const i of order) {
@@ -123,9 +138,14 @@ try {
         udpDrops: udpReceiveDrops(),
       };
       const started = Date.now();
-      for (const id of ids) await cluster.call('POST', '/main/start_created_abstract_scan', token, { id });
+      const startCalls: number[] = [];
+      for (const id of ids) {
+        await cluster.call('POST', '/main/start_created_abstract_scan', token, { id });
+        startCalls.push(Date.now());
+      }
       await cluster.waitEnded(ids);
-      const seconds = (Date.now() - started) / 1000;
+      const ended = Date.now();
+      const seconds = (ended - started) / 1000;
       const own = process.cpuUsage(cpuBefore.own);
       const machine = machineCpuSeconds();
       const udpDrops = (udpReceiveDrops() ?? Number.NaN) - (cpuBefore.udpDrops ?? Number.NaN);
@@ -148,6 +168,16 @@ try {
         ),
       );
       const parts = await scanParts(ids);
+      if (TIMELINE_DIR)
+        await writeTimeline(`${TIMELINE_DIR}/run-${runs.length + 1}-${n}x${concurrency}.json`, {
+          workers: n,
+          concurrency,
+          started,
+          ended,
+          ids,
+          startCalls,
+          took: workers.map((w) => w.took),
+        });
       if (states !== `${ids.length} done`) log(`not all done: ${states}`);
       await cluster.stopWorkers(workers.map((w) => w.child));
       runs.push({
