@@ -23,6 +23,15 @@ afterAll(async () => {
   await database?.drop();
 });
 
+/** A listener on the test database itself (no proxy), whose notifications and states nobody reads. */
+const listenDirectly = () =>
+  listenChannels({
+    connection: { connectionString: database.url },
+    channels: ['findings_changed'],
+    onNotify: () => {},
+    onState: () => {},
+  });
+
 async function until(ok: () => boolean, ms = 20_000) {
   const end = Date.now() + ms;
   while (!ok()) {
@@ -86,12 +95,7 @@ it('sends one statement at a time: overlapping syncs all come back, none queued 
   const warnings: string[] = [];
   const onWarning = (w: Error) => warnings.push(w.message);
   process.on('warning', onWarning);
-  const listener = listenChannels({
-    connection: { connectionString: database.url },
-    channels: ['findings_changed'],
-    onNotify: () => {},
-    onState: () => {},
-  });
+  const listener = listenDirectly();
   try {
     await until(() => listener.live);
     // A batch per turn of the event loop: each is sent while the one before still waits for its answer.
@@ -131,12 +135,7 @@ it('sends one sync per round trip: the syncs called while one is under way share
       return r;
     });
   } as typeof original);
-  const listener = listenChannels({
-    connection: { connectionString: database.url },
-    channels: ['findings_changed'],
-    onNotify: () => {},
-    onState: () => {},
-  });
+  const listener = listenDirectly();
   try {
     await until(() => listener.live);
     const notifies = () => query.mock.calls.filter(([text]) => String(text).includes('pg_notify')).length;
