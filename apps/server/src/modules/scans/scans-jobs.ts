@@ -29,14 +29,7 @@ import {
   scanTemplateSets,
   templateSetsCacheKey,
 } from '../templates/templates-service.ts';
-import {
-  fixRuleOf,
-  isEmptyBatch,
-  ScanAccumulator,
-  stageList,
-  subdomainLimitMessage,
-  summaryFields,
-} from './scans-fns.ts';
+import { fixRuleOf, ScanAccumulator, stageList, subdomainLimitMessage, summaryFields } from './scans-fns.ts';
 import { PgLeakSource, PgVulnStore } from './scans-intel-repo.ts';
 import * as reaperRepo from './scans-reaper-repo.ts';
 import * as repo from './scans-repo.ts';
@@ -291,16 +284,14 @@ export async function runScan(ctx: AppContext, scanId: string): Promise<void> {
   const coverage = new ScanCoverage();
   let fixRule: findings.FixRule | undefined;
   const acc = new ScanAccumulator(stageList(row.subclasses), targets, Date.now());
-  /** Writes the batch (no transaction when it has no rows) and the progress, with `fields` in the same update. */
-  const flush = async (fields: Parameters<typeof repo.writeProgress>[2] = {}) => {
+  const flush = async () => {
     const batch = acc.take(Date.now());
-    if (!isEmptyBatch(batch))
-      await db.transaction(async (tx) => {
-        await repo.saveAssets(tx, scanId, batch.assets);
-        await repo.saveScope(tx, scanId, batch.scopeRows);
-        await findings.upsertFindings(tx, scanId, row.userId, batch.found);
-      });
-    await repo.writeProgress(db, scanId, { ...acc.progress, counts: { ...acc.counts }, ...fields });
+    await db.transaction(async (tx) => {
+      await repo.saveAssets(tx, scanId, batch.assets);
+      await repo.saveScope(tx, scanId, batch.scopeRows);
+      await findings.upsertFindings(tx, scanId, row.userId, batch.found);
+    });
+    await repo.writeProgress(db, scanId, { ...acc.progress, counts: { ...acc.counts } });
   };
   const watch = watchForCancel(ctx, scanId);
   try {
@@ -311,13 +302,13 @@ export async function runScan(ctx: AppContext, scanId: string): Promise<void> {
     )) {
       acc.add(event, Date.now());
       if (event.type === 'summary') {
-        await flush(summaryFields(event.summary, acc.overLimit, plan, notices));
+        await flush();
+        await repo.writeProgress(db, scanId, summaryFields(event.summary, acc.overLimit, plan, notices));
         fixRule = fixRuleOf(event.summary, row.subclasses, coverage);
       }
       if (acc.isDue(Date.now())) await flush();
     }
-    // The summary (the engine's last event, a cancelled scan's too) wrote the last batch already.
-    if (acc.hasUnwritten) await flush();
+    await flush();
   } finally {
     watch.stop();
   }
