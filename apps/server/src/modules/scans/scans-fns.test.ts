@@ -4,6 +4,7 @@ import {
   FLUSH_EVERY,
   FLUSH_MS,
   fixRuleOf,
+  isEmptyBatch,
   percentOf,
   resolveSubclasses,
   ScanAccumulator,
@@ -319,6 +320,29 @@ describe('ScanAccumulator: engine events → batches and progress', () => {
       [],
     ]);
     expect(acc.counts.findings).toBe(2);
+  });
+
+  it.each<[string, ScanEvent[], boolean]>([
+    ['nothing', [], true],
+    ['only progress', [{ type: 'progress', stage: 'dns', done: 1, total: 2 }], true],
+    ['a subdomain', [sub('www.a.test')], false],
+    ['a template finding', [templateFinding('a.test')], false],
+    ['a leak', [leak], false],
+  ])('a batch of %s has no rows to write: %s', (_what, events, empty) => {
+    const acc = new ScanAccumulator(stages, targets, 0);
+    for (const e of events) acc.add(e, 0);
+    expect(isEmptyBatch(acc.take(0))).toBe(empty);
+  });
+
+  it('tells whether an event came since the last batch (progress too), so a last write is not repeated', () => {
+    const acc = new ScanAccumulator(stages, targets, 0);
+    expect(acc.hasUnwritten).toBe(false);
+    acc.add({ type: 'progress', stage: 'dns', done: 1, total: 2 }, 0);
+    expect(acc.hasUnwritten).toBe(true);
+    acc.take(0);
+    expect(acc.hasUnwritten).toBe(false);
+    acc.add(sub('www.a.test'), 0);
+    expect(acc.hasUnwritten).toBe(true);
   });
 
   it.each([

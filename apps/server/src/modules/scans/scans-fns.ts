@@ -177,6 +177,13 @@ export interface ScanBatch {
   scopeRows: ScopeRow[];
   found: FoundFindings;
 }
+/** A batch with no rows to write (only the scan's progress may have moved). */
+export const isEmptyBatch = ({ assets, scopeRows, found }: ScanBatch): boolean =>
+  assets.length === 0 &&
+  scopeRows.length === 0 &&
+  found.exploit_scanner.length === 0 &&
+  found.exploit_db.length === 0 &&
+  found.leakcheck.length === 0;
 export interface ScanProgress {
   stage: string;
   percent: number;
@@ -200,6 +207,8 @@ export class ScanAccumulator {
   private assets: ScanBatch['assets'] = [];
   private found: FoundFindings = { exploit_scanner: [], exploit_db: [], leakcheck: [] };
   private pending = 0;
+  /** An event came since the last batch was taken (a progress event too): there is something to write. */
+  hasUnwritten = false;
   private lastFlush: number;
   private readonly stages: string[];
   private readonly targets: readonly ScanTarget[];
@@ -214,6 +223,7 @@ export class ScanAccumulator {
   }
 
   add(event: ScanEvent, now: number): void {
+    this.hasUnwritten = true;
     if (event.type === 'asset') {
       const a: Asset = event.asset;
       this.counts[a.kind] = (this.counts[a.kind] ?? 0) + 1;
@@ -265,6 +275,7 @@ export class ScanAccumulator {
     this.assets = [];
     this.found = { exploit_scanner: [], exploit_db: [], leakcheck: [] };
     this.pending = 0;
+    this.hasUnwritten = false;
     this.lastFlush = now;
     // Technology events come per host:port; the panel counts them as the scope chip does.
     if (this.counts.technology !== undefined) this.counts.technology = this.scope.technologyCount();

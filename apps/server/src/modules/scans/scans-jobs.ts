@@ -29,7 +29,14 @@ import {
   scanTemplateSets,
   templateSetsCacheKey,
 } from '../templates/templates-service.ts';
-import { fixRuleOf, ScanAccumulator, stageList, subdomainLimitMessage, summaryFields } from './scans-fns.ts';
+import {
+  fixRuleOf,
+  isEmptyBatch,
+  ScanAccumulator,
+  stageList,
+  subdomainLimitMessage,
+  summaryFields,
+} from './scans-fns.ts';
 import { PgLeakSource, PgVulnStore } from './scans-intel-repo.ts';
 import * as reaperRepo from './scans-reaper-repo.ts';
 import * as repo from './scans-repo.ts';
@@ -274,7 +281,16 @@ export async function runScan(ctx: AppContext, scanId: string): Promise<void> {
   const sets: ScanTemplateSets = row.subclasses.includes('exploit_scanner')
     ? await scanTemplateSets(ctx)
     : { dirs: [], sets: [], ignore: [] };
-  await repo.writeProgress(db, scanId, { templateSets: sets.sets, partial: null });
+  // The first stage is shown from here on (the engine starts with it), not from the first batch a
+  // second or 200 events later: a short scan would otherwise go from 'running' to 'done' with no stage shown.
+  const stages = stageList(row.subclasses);
+  await repo.writeProgress(db, scanId, {
+    templateSets: sets.sets,
+    partial: null,
+    stage: stages[0],
+    percent: 0,
+    etaSeconds: null,
+  });
   const proven = await verifiedAddressTargets(db, row.userId);
   const config: ScanConfig = {
     ...engineConfig(ctx, row, plan, sets, intrusiveAllowList(ctx.config.env, proven)),
@@ -283,15 +299,17 @@ export async function runScan(ctx: AppContext, scanId: string): Promise<void> {
   const notices = [...(await intelNotices(ctx, row.subclasses)), ...oobNotices(ctx, row.subclasses)];
   const coverage = new ScanCoverage();
   let fixRule: findings.FixRule | undefined;
-  const acc = new ScanAccumulator(stageList(row.subclasses), targets, Date.now());
-  const flush = async () => {
+  const acc = new ScanAccumulator(stages, targets, Date.now());
+  /** Writes the batch (no transaction when it has no rows) and the progress, with `fields` in the same update. */
+  const flush = async (fields: Parameters<typeof repo.writeProgress>[2] = {}) => {
     const batch = acc.take(Date.now());
-    await db.transaction(async (tx) => {
-      await repo.saveAssets(tx, scanId, batch.assets);
-      await repo.saveScope(tx, scanId, batch.scopeRows);
-      await findings.upsertFindings(tx, scanId, row.userId, batch.found);
-    });
-    await repo.writeProgress(db, scanId, { ...acc.progress, counts: { ...acc.counts } });
+    if (!isEmptyBatch(batch))
+      await db.transaction(async (tx) => {
+        await repo.saveAssets(tx, scanId, batch.assets);
+        await repo.saveScope(tx, scanId, batch.scopeRows);
+        await findings.upsertFindings(tx, scanId, row.userId, batch.found);
+      });
+    await repo.writeProgress(db, scanId, { ...acc.progress, counts: { ...acc.counts }, ...fields });
   };
   const watch = watchForCancel(ctx, scanId);
   try {
@@ -302,13 +320,13 @@ export async function runScan(ctx: AppContext, scanId: string): Promise<void> {
     )) {
       acc.add(event, Date.now());
       if (event.type === 'summary') {
-        await flush();
-        await repo.writeProgress(db, scanId, summaryFields(event.summary, acc.overLimit, plan, notices));
+        await flush(summaryFields(event.summary, acc.overLimit, plan, notices));
         fixRule = fixRuleOf(event.summary, row.subclasses, coverage);
       }
       if (acc.isDue(Date.now())) await flush();
     }
-    await flush();
+    // The summary (the engine's last event, a cancelled scan's too) wrote the last batch already.
+    if (acc.hasUnwritten) await flush();
   } finally {
     watch.stop();
   }
