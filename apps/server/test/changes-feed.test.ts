@@ -48,7 +48,7 @@ const body: TAllEventsBody = {
 };
 
 /** One page through the repository with the app's memo; the statements it sent. */
-async function page(app = t) {
+async function page(app = t, request: TAllEventsBody = body) {
   const sent: string[] = [];
   const db = drizzle(app.runtime.ctx.database.pool, { logger: { logQuery: (q) => sent.push(q) } });
   const memo = app.runtime.ctx.findingsMemo.memo(userId);
@@ -56,12 +56,16 @@ async function page(app = t) {
   const p = await listFindings(
     { db: db as never, bitmapDb: db as never },
     userId,
-    body,
+    request,
     { limit: 10, offset: 0 },
     undefined,
     memo,
   );
-  return { ...p, counted: sent.some((q) => /count\(\*\)/.test(q)) };
+  return {
+    ...p,
+    counted: sent.some((q) => /count\(\*\)/.test(q)),
+    targetsRead: sent.some((q) => /from "targets"/.test(q)),
+  };
 }
 
 /** A worker deletes one of the page's matches (critical or high) on its own connection. */
@@ -115,6 +119,29 @@ describe('remembered events totals', () => {
     });
     expect(res.status).toBe(200);
     expect((await apiTotal({ hide_resolved: true })).total).toBe(open.total - 1);
+  });
+
+  it('remember the targets of a type until a target of the user is added, changed or deleted anywhere', async () => {
+    const byType: TAllEventsBody = { ...body, targets_type: 'peer' };
+    // All of the user's targets are domains: no peer, an empty page.
+    expect((await page(t, byType)).targetsRead).toBe(true);
+    const again = await page(t, byType);
+    expect(again).toMatchObject({ targetsRead: false, total: 0 });
+
+    // A worker adds a peer (no findings of it yet): the next page reads the user's targets again.
+    const { rows } = await worker.query<{ id: string }>(
+      `insert into targets (user_id, target_type, value, display_name, verification_token)
+       values ($1, 'peer', '192.0.2.77', '192.0.2.77', 'feed') returning id`,
+      [userId],
+    );
+    const added = await page(t, byType);
+    expect(added).toMatchObject({ targetsRead: true, total: 0 });
+    expect((await page(t, byType)).targetsRead).toBe(false);
+    await worker.query(`update targets set display_name = 'renamed' where id = $1`, [rows[0]!.id]);
+    expect((await page(t, byType)).targetsRead).toBe(true);
+    await worker.query('delete from targets where id = $1', [rows[0]!.id]);
+    expect((await page(t, byType)).targetsRead).toBe(true);
+    expect((await page(t, byType)).targetsRead).toBe(false);
   });
 
   it('remember nothing while the notifications are not heard, and again once they are', async () => {

@@ -2,7 +2,7 @@ import { EVENTS_PAGE_SIZE } from '@perimeter/contracts';
 import { sql } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FindingsMemo, WalkBound } from '../src/modules/findings/findings-counts.ts';
+import type { FindingsMemo, FindingsMemoValue } from '../src/modules/findings/findings-counts.ts';
 import {
   CONTAINS_SORT_LIMIT,
   COUNT_CAP,
@@ -135,7 +135,7 @@ describe('events query plans (every sort key and every filter, both orders)', ()
 
 /** A memo that keeps every total and walk bound (the findings memo without its notifications). */
 function rememberAll(): FindingsMemo & { size(): number } {
-  const m = new Map<string, number | WalkBound>();
+  const m = new Map<string, FindingsMemoValue>();
   return { get: async (k) => m.get(k), set: (k, n) => void m.set(k, n), size: () => m.size };
 }
 
@@ -209,6 +209,7 @@ describe('events round trips', () => {
   it('answer every case from a remembered total with the same page and total, without counting', async () => {
     let remembered = 0;
     let walked = 0;
+    let targetsRemembered = 0;
     /** The statement finding a walk's bound: the n-th of the user's findings in an order. */
     const BOUND = /^select "\w+", "id" from "findings_\w+" where "findings_\w+"\."user_id" = \$\d+ order by/;
     for (const c of benchCases()) {
@@ -244,10 +245,18 @@ describe('events round trips', () => {
       walked += bounds(first.sent);
       expect(bounds(again.sent), c.label).toBe(0);
       expect(again.sent.length, c.label).toBeLessThanOrEqual(first.sent.length);
+      // Nor the user's targets of a type: a targets_type page is its page statement alone.
+      const targetReads = (sent: string[]) => sent.filter((q) => /from "targets"/.test(q)).length;
+      if (c.body.targets_type) {
+        expect(targetReads(first.sent), c.label).toBe(1);
+        targetsRemembered++;
+      }
+      expect(targetReads(again.sent), c.label).toBe(0);
       remembered += opts.counts.size();
     }
     expect(remembered).toBeGreaterThan(100);
     expect(walked).toBeGreaterThan(10);
+    expect(targetsRemembered).toBeGreaterThan(2);
   });
 
   it('prepare each shape once: every case, with other values and for another user, answers as a fresh build', async () => {

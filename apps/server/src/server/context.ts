@@ -5,7 +5,7 @@ import type { Logger } from '../lib/logger.ts';
 import type { AccountMailDispatcher } from '../modules/auth/auth-mail.ts';
 import type { SessionState } from '../modules/auth/auth-repo.ts';
 import type { BillingProvider } from '../modules/billing/billing-provider.ts';
-import type { WalkBound } from '../modules/findings/findings-counts.ts';
+import type { FindingsMemoValue } from '../modules/findings/findings-counts.ts';
 import type { Mailer } from '../modules/mail/mail-service.ts';
 
 /** What every service function receives: no globals. */
@@ -21,8 +21,8 @@ export interface AppContext {
   billing: BillingProvider;
   /** Change notifications (the API process listens) and the caches they keep true. */
   changes: ChangeFeed;
-  /** Events totals and walk bounds remembered until the user's findings change. */
-  findingsMemo: UserCache<number | WalkBound>;
+  /** Events totals, walk bounds and targets of a type remembered until the user's findings or targets change. */
+  findingsMemo: UserCache<FindingsMemoValue>;
   /** Signed-in sessions' state remembered until the user's account or sessions change. */
   sessionStates: UserCache<SessionState>;
   /** A scan job was queued: the scan workers' idle loops fetch at once (their poll stays). */

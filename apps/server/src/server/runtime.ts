@@ -8,7 +8,7 @@ import { createLogger, type Logger } from '../lib/logger.ts';
 import { createAccountMailDispatcher } from '../modules/auth/auth-mail.ts';
 import { SESSIONS_CHANGED_CHANNEL, type SessionState } from '../modules/auth/auth-repo.ts';
 import { createBillingProvider } from '../modules/billing/billing-provider.ts';
-import { FINDINGS_CHANGED_CHANNEL, type WalkBound } from '../modules/findings/findings-counts.ts';
+import { FINDINGS_CHANGED_CHANNEL, type FindingsMemoValue } from '../modules/findings/findings-counts.ts';
 import { createMailer } from '../modules/mail/mail-service.ts';
 import { rekeyLeakFindingFingerprints, rekeyLegacyLeakDigests } from '../modules/scans/scans-intel-repo.ts';
 import { SCAN_QUEUED_CHANNEL } from '../modules/scans/scans-jobs.ts';
@@ -64,7 +64,7 @@ export async function openRuntime(config: AppConfig = loadConfig(), logger?: Log
     logger: log,
     billing: createBillingProvider(config.env, config.publicUrl),
     changes,
-    findingsMemo: changes.cache<number | WalkBound>(FINDINGS_CHANGED_CHANNEL),
+    findingsMemo: changes.cache<FindingsMemoValue>(FINDINGS_CHANGED_CHANNEL),
     sessionStates: changes.cache<SessionState>(SESSIONS_CHANGED_CHANNEL, {
       maxUsers: 10_000,
       maxKeysPerUser: 50,

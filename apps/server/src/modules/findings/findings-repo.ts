@@ -130,13 +130,24 @@ const WALK_BUDGET = 4_000;
 const NO_BOUND: WalkBound = { v: null, id: '' };
 
 /** The user's targets of one type; undefined when that is every target (the filter keeps all). */
-async function targetsOfType(db: DbOrTx, userId: string, type: string): Promise<string[] | undefined> {
+async function targetsOfType(
+  db: DbOrTx,
+  userId: string,
+  type: string,
+  memo: FindingsMemo,
+): Promise<string[] | undefined> {
+  // Remembered with the totals: a target added or deleted notifies the same channel (migration 0023).
+  const key = JSON.stringify(['targets', type]);
+  const remembered = await memo.get(key);
+  if (remembered && typeof remembered === 'object' && 'ids' in remembered) return remembered.ids ?? undefined;
   const rows = await db
     .select({ id: targets.id, type: targets.targetType })
     .from(targets)
     .where(eq(targets.userId, userId));
   const ofType = rows.filter((r) => r.type === type).map((r) => r.id);
-  return ofType.length === rows.length && rows.length > 0 ? undefined : ofType;
+  const ids = ofType.length === rows.length && rows.length > 0 ? undefined : ofType;
+  memo.set(key, { ids: ids ?? null });
+  return ids;
 }
 
 /** The conditions of a request's filters and how its page is best read (see listFindings). */
@@ -326,7 +337,7 @@ export async function listFindings(
   const t = FINDING_TABLES[sub];
   // Looked up first: no target of the type is an empty page at once (it was a walk of every
   // finding of the user), all of them is no filter, a few is a list the target index serves.
-  const targetIds = body.targets_type ? await targetsOfType(db, userId, body.targets_type) : undefined;
+  const targetIds = body.targets_type ? await targetsOfType(db, userId, body.targets_type, memo) : undefined;
   if (targetIds?.length === 0) return none;
   // Every value is a placeholder: the statements are the same for every request of this shape.
   const b = new Bindings();
@@ -413,7 +424,7 @@ export async function listFindings(
     // The user's findings in this order, whatever the filters: remembered with the totals.
     const key = JSON.stringify(['bound', sub, body.sort_key ?? '', direction, n]);
     const remembered = await memo.get(key);
-    let bound = typeof remembered === 'object' ? remembered : undefined;
+    let bound = typeof remembered === 'object' && 'id' in remembered ? remembered : undefined;
     if (!bound) {
       b.set('boundAt', n);
       const [row] = await run('bound', (q) =>
