@@ -14,7 +14,8 @@
  *
  * Options: --pairs (8), --seconds (10), --clients (200), --warmup (5 s), --findings (1,000,000),
  * --a-node / --b-node (Node flags of that server, e.g. `--max-semi-space-size=64`; `--cpu-prof` writes
- * a profile of that server's whole run into its apps/server directory when it stops), --compare-only.
+ * a profile of that server's whole run into its apps/server directory when it stops), --compare-only,
+ * --by-case (where each side's tail comes from: the cases most often over their round's p99).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -24,6 +25,7 @@ import { parseArgs } from 'node:util';
 import {
   loadAverage,
   median,
+  overRoundP99,
   percentile,
   processCpuSeconds,
   processTreeCpuSeconds,
@@ -66,7 +68,7 @@ interface Side {
   name: string;
   child: ChildProcess;
   ready: Ready;
-  cases: { path: string; body: string }[];
+  cases: { label: string; path: string; body: string }[];
 }
 
 function casesOf(ready: Ready) {
@@ -123,6 +125,8 @@ interface Round {
   loadUs: number;
   gcUs: number;
   load: string;
+  /** Each case's latencies, ms, in the order of the side's cases. */
+  byCase: number[][];
 }
 
 /** The server's garbage collection time so far, ms (events-ab-server.ts). */
@@ -139,6 +143,7 @@ async function round(s: Side, clients: number, seconds: number): Promise<Round> 
   const pool = new Pool(s.ready.address, { connections: clients, pipelining: 1 });
   const headers = headersOf(s.ready.token);
   const times: number[] = [];
+  const byCase = s.cases.map(() => [] as number[]);
   let errors = 0;
   const gc0 = await gcMsOf(s);
   const api0 = processCpuSeconds(s.child.pid) ?? Number.NaN;
@@ -149,12 +154,15 @@ async function round(s: Side, clients: number, seconds: number): Promise<Round> 
   await Promise.all(
     Array.from({ length: clients }, async (_v, client) => {
       for (let n = client; performance.now() < end; n++) {
-        const c = s.cases[n % s.cases.length]!;
+        const i = n % s.cases.length;
+        const c = s.cases[i]!;
         const t0 = performance.now();
         try {
           const res = await pool.request({ method: 'POST', path: c.path, headers, body: c.body });
           await res.body.dump({ limit: 64 * 1024 * 1024 });
-          times.push(performance.now() - t0);
+          const ms = performance.now() - t0;
+          times.push(ms);
+          byCase[i]!.push(ms);
           if (res.statusCode !== 200) errors++;
         } catch {
           errors++;
@@ -179,6 +187,7 @@ async function round(s: Side, clients: number, seconds: number): Promise<Round> 
     pgUs: (pg * 1e6) / n,
     loadUs: (used.user + used.system) / n,
     gcUs: (gc * 1e3) / n,
+    byCase,
     load,
   };
 }
@@ -195,6 +204,37 @@ const show = (r: Round, label: string) =>
     `${label.padEnd(4)} ${r.side}: ${String(r.requests).padStart(6)} req ${r.rate.toFixed(0).padStart(4)}/s p99 ${r.p99.toFixed(0).padStart(5)} ms errors ${r.errors}  API ${r.apiUs.toFixed(0).padStart(5)} µs (GC ${r.gcUs.toFixed(0).padStart(3)})  PG ${r.pgUs.toFixed(0).padStart(4)} µs  load-gen ${r.loadUs.toFixed(0).padStart(4)} µs  (load ${r.load})`,
   );
 
+/**
+ * Where a side's tail comes from (--by-case): over its measured rounds, the cases whose requests
+ * most often took longer than their round's p99, with each one's mean and p99 against all requests'.
+ */
+function showByCase(s: Side, rounds: Round[]) {
+  const mine = rounds.filter((r) => r.side === s.name);
+  const all = mine.flatMap((r) => r.byCase.flat());
+  const over = overRoundP99(mine.map((r) => r.byCase));
+  const overall = all.reduce((a, b) => a + b, 0) / all.length;
+  const total = over.reduce((a, b) => a + b, 0);
+  console.log(
+    `${s.name} by case: ${total} requests over their round's p99; all requests mean ${overall.toFixed(0)} ms, p99 ${percentile(all, 99).toFixed(0)} ms`,
+  );
+  const rows = s.cases
+    .map((c, i) => {
+      const t = mine.flatMap((r) => r.byCase[i]!);
+      return {
+        label: c.label,
+        over: over[i]!,
+        mean: t.reduce((a, b) => a + b, 0) / t.length,
+        p99: percentile(t, 99),
+      };
+    })
+    .sort((x, y) => y.over - x.over || y.mean - x.mean)
+    .slice(0, 10);
+  for (const r of rows)
+    console.log(
+      `  ${String(r.over).padStart(5)} over (${((100 * r.over) / Math.max(1, total)).toFixed(0).padStart(2)} %)  mean ${r.mean.toFixed(0).padStart(5)} ms (${(r.mean / overall).toFixed(2)}×)  p99 ${r.p99.toFixed(0).padStart(5)} ms  ${r.label}`,
+    );
+}
+
 async function main() {
   const { values } = parseArgs({
     options: {
@@ -208,6 +248,7 @@ async function main() {
       warmup: { type: 'string', default: '5' },
       findings: { type: 'string', default: '1000000' },
       'compare-only': { type: 'boolean', default: false },
+      'by-case': { type: 'boolean', default: false },
     },
   });
   if (!values.a || !values.b || !process.env.DATABASE_URL)
@@ -263,6 +304,7 @@ async function main() {
     console.log(
       `median of the pairs' B/A: API ${m((r) => r.api)} (lower in ${lower((r) => r.api)}/${ratios.length}), PG ${m((r) => r.pg)} (lower in ${lower((r) => r.pg)}/${ratios.length}), p99 ${m((r) => r.p99)}, rate ${m((r) => r.rate)}`,
     );
+    if (values['by-case']) for (const s of sides) showByCase(s, rounds);
     for (const s of sides) console.log(`${s.name}: peak RSS ${peakRssMb(s.child.pid)} MB`);
   } finally {
     await Promise.all(

@@ -126,6 +126,22 @@ export function percentile(xs: readonly number[], p: number): number {
 }
 
 /**
+ * Where a closed-loop run's tail comes from: for each case, how many of its requests took longer
+ * than the p99 of their own round (`rounds[r][c]`: round r's latencies of case c), so that a slow
+ * round does not count every case of it as tail.
+ */
+export function overRoundP99(rounds: readonly (readonly (readonly number[])[])[]): number[] {
+  const over = (rounds[0] ?? []).map(() => 0);
+  for (const byCase of rounds) {
+    const p99 = percentile(byCase.flat(), 99);
+    byCase.forEach((times, c) => {
+      over[c] = (over[c] ?? 0) + times.filter((ms) => ms > p99).length;
+    });
+  }
+  return over;
+}
+
+/**
  * The order in which the sides run, round by round: forwards on even rounds, backwards on odd
  * ones (A B C, C B A, A B C, …), so that no side always runs first or right after another.
  */

@@ -6,6 +6,7 @@ import {
   interleaved,
   interleaveOrder,
   median,
+  overRoundP99,
   percentile,
   subnetIsFree,
 } from '../src/bench-kit.ts';
@@ -19,6 +20,19 @@ describe('bench kit', () => {
     expect(percentile(hundred, 95)).toBe(95);
     expect(percentile(hundred, 99)).toBe(99);
     expect(percentile([7], 50)).toBe(7);
+  });
+
+  it('counts the requests of each case over the p99 of their own round', () => {
+    // Round 1: 1–100 ms over two cases (p99 99 ms: only case 1's 100 ms is over). Round 2 is
+    // ten times slower throughout: against one p99 for both rounds all of its slowest would count.
+    const round1 = [
+      Array.from({ length: 50 }, (_v, i) => i + 1),
+      Array.from({ length: 50 }, (_v, i) => i + 51),
+    ];
+    const round2 = [round1[1]!.map((ms) => ms * 10), round1[0]!.map((ms) => ms * 10)];
+    expect(overRoundP99([round1])).toEqual([0, 1]);
+    expect(overRoundP99([round1, round2])).toEqual([1, 1]);
+    expect(overRoundP99([])).toEqual([]);
   });
 
   it('interleaves the sides forwards then backwards, the same number of runs each', async () => {
