@@ -10,9 +10,9 @@ import {
   processCpuSeconds,
   udpReceiveDrops,
 } from '@perimeter/lab/bench';
+import { resolveNames } from '../src/discovery/subdomain-stage.ts';
 import { builtinWordlist } from '../src/discovery/wordlist.ts';
 import { DnsResolver } from '../src/dns/dns-resolver.ts';
-import { mapConcurrent } from '../src/lib/async.ts';
 import { startLabProcess } from './findings-bench.ts';
 
 const args = process.argv.slice(2);
@@ -57,24 +57,14 @@ async function measured(
   };
 }
 
-/** The brute force's loop (subdomain-stage.ts bruteForce) over a fresh resolver. */
+/** The brute force's loop (subdomain-stage.ts resolveNames, as bruteForce calls it) over a fresh resolver. */
 async function engineRun(Resolver: ResolverClass, server: string, names: string[]) {
   const resolver = new Resolver({ servers: [server] });
   const signal = new AbortController().signal;
   let found = 0;
-  for await (const r of mapConcurrent(
-    names,
-    CONCURRENCY,
-    async (name) => {
-      try {
-        return await resolver.resolveHost(name, signal, ['A']);
-      } catch {
-        return null;
-      }
-    },
-    signal,
-  ))
+  await resolveNames(resolver, names, CONCURRENCY, signal, (r) => {
     if (r && (r.addresses.length || r.cnames.length)) found++;
+  });
   resolver.close();
   return { questions: names.length, found };
 }

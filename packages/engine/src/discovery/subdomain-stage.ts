@@ -1,5 +1,6 @@
-import { dataOf, txtValues } from '../dns/dns-resolver.ts';
-import { Channel, mapConcurrent } from '../lib/async.ts';
+import type { RecordType } from 'dns-packet';
+import { type DnsResolver, dataOf, type HostResolution, txtValues } from '../dns/dns-resolver.ts';
+import { Channel } from '../lib/async.ts';
 import type { ScanEvent } from '../pipeline/events.ts';
 import { log, ProgressTracker } from '../pipeline/progress.ts';
 import type { Stage, StageContext } from '../pipeline/stage.ts';
@@ -141,6 +142,44 @@ async function certificateNames(
   }
 }
 
+/**
+ * Resolves each name (type A) with at most `limit` lookups in flight and hands on each name's
+ * resolution, or null when its lookup failed, with the count handed on so far. `limit` loops each
+ * take the next name when their lookup has ended, until the names run out or the signal aborts; a
+ * loop waits for `onResult` (a promise) before its next name. A question costs its lookup and one
+ * turn of a loop: the generic concurrent map used before (lib/async's mapConcurrent: a task
+ * closure, two reactions, a channel entry and a generator step per item) cost the client more than
+ * the lookup's own code, most in a worker process's first scans, before that code is optimised.
+ */
+export async function resolveNames(
+  resolver: Pick<DnsResolver, 'resolveHost'>,
+  names: readonly string[],
+  limit: number,
+  signal: AbortSignal | undefined,
+  onResult: (r: HostResolution | null, done: number) => void | Promise<void>,
+): Promise<void> {
+  let next = 0;
+  let done = 0;
+  const loop = async (): Promise<void> => {
+    while (next < names.length && !signal?.aborted) {
+      const name = names[next++] as string;
+      let r: HostResolution | null;
+      try {
+        r = await resolver.resolveHost(name, signal, A_ONLY);
+      } catch {
+        r = null;
+      }
+      const handled = onResult(r, ++done);
+      if (handled) await handled;
+    }
+  };
+  const loops: Promise<void>[] = [];
+  for (let i = 0; i < Math.min(Math.max(1, limit), names.length); i++) loops.push(loop());
+  await Promise.all(loops);
+}
+
+const A_ONLY: RecordType[] = ['A'];
+
 /** The wordlist under every domain; an answer that is only the domain's wildcard is dropped. */
 async function bruteForce(
   ctx: StageContext,
@@ -151,28 +190,15 @@ async function bruteForce(
 ): Promise<void> {
   const work = domains.flatMap((domain) => labels.map((l) => `${l}.${domain}`));
   const progress = new ProgressTracker(STAGE, work.length);
-  let done = 0;
-  const found = mapConcurrent(
-    work,
-    ctx.config.discovery?.concurrency ?? 200,
-    async (name) => {
-      try {
-        return await ctx.resolver.resolveHost(name, ctx.signal, ['A']);
-      } catch {
-        return null;
-      }
-    },
-    ctx.signal,
-  );
-  for await (const r of found) {
-    done++;
-    if (r && (r.addresses.length || r.cnames.length)) {
-      const domain = domains.find((dom) => isWithinDomain(r.name, dom)) ?? '';
-      if (!isWildcardAnswer(r, await wildcards.get(domain))) ctx.inventory.addCandidate(r.name, 'bruteforce');
-    }
+  const keepIfNotWildcard = async (r: HostResolution, domain: string) => {
+    if (!isWildcardAnswer(r, await wildcards.get(domain))) ctx.inventory.addCandidate(r.name, 'bruteforce');
+  };
+  await resolveNames(ctx.resolver, work, ctx.config.discovery?.concurrency ?? 200, ctx.signal, (r, done) => {
     const p = progress.tick(done);
     if (p) events.push(p);
-  }
+    if (r && (r.addresses.length || r.cnames.length))
+      return keepIfNotWildcard(r, domains.find((dom) => isWithinDomain(r.name, dom)) ?? '');
+  });
 }
 
 /**
