@@ -1,9 +1,11 @@
+import type { TAllEventsBody } from '@perimeter/contracts';
 import { desc, eq, getTableColumns, gt, sql } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectDatabase, type Database, SESSION_MAX_USES } from '../src/db/client.ts';
 import { isoTimestamp } from '../src/db/iso-timestamp.ts';
-import { mappedOnce, type Prepared } from '../src/db/prepared.ts';
-import { FINDING_TABLES } from '../src/modules/findings/findings-repo.ts';
+import { mappedOnce, namesStatements, type Prepared, statementName } from '../src/db/prepared.ts';
+import { FINDING_TABLES, listFindings } from '../src/modules/findings/findings-repo.ts';
 import { createTestApp, type TestApp } from './support/app.ts';
 import { signUpWithBulkFindings } from './support/bulk-user.ts';
 
@@ -124,6 +126,85 @@ describe('mappedOnce', () => {
     expect(ours?.message).toBe(theirs?.message);
     expect((ours?.cause as { code?: string })?.code).toBe('22P02');
     await expect(mapped.execute({})).rejects.toThrow('No value for placeholder "user" was provided');
+  });
+});
+
+describe('named statements', () => {
+  /** The prepared statements of a one-connection handle's session, and its plan cache mode. */
+  async function session(database: Database) {
+    const { rows } = await database.pool.query<{ name: string; custom: number; generic: number }>(
+      `select name, custom_plans::int as custom, generic_plans::int as generic from pg_prepared_statements`,
+    );
+    const mode = (await database.pool.query<{ m: string }>(`select current_setting('plan_cache_mode') as m`))
+      .rows;
+    return { statements: rows, mode: mode[0]?.m };
+  }
+  const bodies: TAllEventsBody[] = [
+    { scan_subclass: 'exploit_scanner', sort_key: 'name', sort_order: 'asc' },
+    { scan_subclass: 'exploit_scanner', severity: ['critical', 'high'] },
+    { scan_subclass: 'leakcheck', main_domain_filter_opt: { domain_filter: 'site1', is_contains: true } },
+  ] as TAllEventsBody[];
+  const pages = async (database: Database) => {
+    const out: unknown[] = [];
+    // Seven times each: past the five custom plans after which `auto` may switch to a generic one.
+    for (let i = 0; i < 7; i++)
+      for (const body of bodies)
+        out.push(
+          await listFindings({ db: database.db, bitmapDb: database.bitmapDb }, userId, body, {
+            limit: 10 + i,
+            offset: 0,
+          }),
+        );
+    return out;
+  };
+
+  it('are parsed once per session and planned for each execution’s values, with the same pages', async () => {
+    const named = connectDatabase(t.databaseUrl, 1, { sessionStatements: true });
+    const unnamed = connectDatabase(t.databaseUrl, 1);
+    try {
+      expect(namesStatements(named.db)).toBe(true);
+      expect(namesStatements(unnamed.db)).toBe(false);
+      const expected = await pages(unnamed);
+      expect(await pages(named)).toEqual(expected);
+      const { statements, mode } = await session(named);
+      expect(mode).toBe('force_custom_plan');
+      // The statements run outside a transaction on the pool: the unfiltered page (with its count).
+      expect(statements.length).toBeGreaterThan(0);
+      for (const s of statements) {
+        expect(s.name).toMatch(/^p_[\w-]{20}$/);
+        expect(s.generic).toBe(0);
+        expect(s.custom).toBe(7);
+      }
+      // Nothing kept in the sessions of a pool that may sit behind a pooler in transaction mode.
+      expect(await session(unnamed)).toEqual({ statements: [], mode: 'auto' });
+      // A session keeping them is replaced after a while (their memory in the backend is bounded).
+      expect(named.pool.options.maxUses).toBe(SESSION_MAX_USES);
+      expect(unnamed.pool.options.maxUses).toBe(Number.POSITIVE_INFINITY);
+    } finally {
+      await Promise.all([named.close(), unnamed.close()]);
+    }
+  });
+
+  it('are named by their text', () => {
+    expect(statementName('select 1')).toBe(statementName('select 1'));
+    expect(statementName('select 1')).not.toBe(statementName('select 2'));
+  });
+
+  it('are used only with the change feed, which needs sessions of their own (not a pooler in transaction mode)', async () => {
+    expect(namesStatements(t.runtime.ctx.database.db)).toBe(true);
+    expect(namesStatements(t.runtime.ctx.database.bitmapDb)).toBe(true);
+    const off = await createTestApp({ PERIMETER_CHANGE_FEED: 'false' }, t.databaseUrl);
+    try {
+      expect(namesStatements(off.runtime.ctx.database.db)).toBe(false);
+      expect(namesStatements(off.runtime.ctx.database.bitmapDb)).toBe(false);
+      const { rows } = await off.runtime.ctx.database.pool.query<{ m: string }>(
+        `select current_setting($$plan_cache_mode$$) as m`,
+      );
+      expect(rows[0]?.m).toBe('auto');
+    } finally {
+      await off.app.close();
+      await off.runtime.close();
+    }
   });
 });
 

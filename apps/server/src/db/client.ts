@@ -1,5 +1,6 @@
 import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
 import pg from 'pg';
+import { nameStatementsOn } from './prepared.ts';
 import * as schema from './schema/index.ts';
 
 export type Db = NodePgDatabase<typeof schema>;
@@ -20,8 +21,28 @@ export interface Database {
   close(): Promise<void>;
 }
 
-export function connectDatabase(url: string, max = 10): Database {
-  const pool = new pg.Pool({ connectionString: url, max, idleTimeoutMillis: 30_000 });
+/**
+ * Sessions planning every statement for its own values (a startup option: no statement of its own).
+ * Named prepared statements would otherwise switch to a generic plan after five executions when it
+ * looks no dearer, and on the skewed findings one plan does not fit every user and filter.
+ */
+const CUSTOM_PLANS = '-c plan_cache_mode=force_custom_plan';
+/**
+ * Uses of a connection whose session keeps named statements before it is replaced: each shape a
+ * session ran stays prepared in it (~50 kB of the backend's memory each; the bench's 142 cases
+ * left 85, 4.4 MB), so a busy connection that never idles out starts afresh now and then.
+ */
+export const SESSION_MAX_USES = 10_000;
+
+/**
+ * `sessionStatements`: the pool's sessions are its own (no pooler in transaction mode between it
+ * and PostgreSQL: PERIMETER_CHANGE_FEED, which needs such a session too); the statements prepared
+ * per shape are then named on the server and parsed once per connection (src/db/prepared.ts).
+ */
+export function connectDatabase(url: string, max = 10, { sessionStatements = false } = {}): Database {
+  const options = sessionStatements ? CUSTOM_PLANS : undefined;
+  const maxUses = sessionStatements ? SESSION_MAX_USES : undefined;
+  const pool = new pg.Pool({ connectionString: url, max, idleTimeoutMillis: 30_000, options, maxUses });
   // An idle client losing its connection must not crash the process.
   pool.on('error', () => {});
   // Nor one checked out (a transaction between statements, a held lock): pg-pool takes its own
@@ -34,6 +55,8 @@ export function connectDatabase(url: string, max = 10): Database {
     connectionString: url,
     max: Math.max(2, Math.ceil(max / 2)),
     idleTimeoutMillis: 30_000,
+    options,
+    maxUses,
     // Set before the pool hands the connection out (pg-pool awaits it; a failure fails the
     // connection, not a page planned the other way).
     onConnect: async (client: pg.PoolClient) => void (await client.query('set enable_indexscan = off')),
@@ -41,5 +64,9 @@ export function connectDatabase(url: string, max = 10): Database {
   bitmapPool.on('error', () => {});
   bitmapPool.on('connect', (client) => client.on('error', () => {}));
   const bitmapDb = drizzle(bitmapPool, { schema });
+  if (sessionStatements) {
+    nameStatementsOn(db);
+    nameStatementsOn(bitmapDb);
+  }
   return { db, pool, bitmapDb, close: async () => void (await Promise.all([pool.end(), bitmapPool.end()])) };
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Column, DrizzleQueryError, getTableName, is, Param, Placeholder, SQL, sql } from 'drizzle-orm';
 
 /**
@@ -7,10 +8,30 @@ import { Column, DrizzleQueryError, getTableName, is, Param, Placeholder, SQL, s
  * whose shape repeats (the same columns, conditions and order, other values) is built once with
  * placeholders where its values go, kept here, and executed with each request's values.
  *
- * The statements are unnamed on the server (`prepare('')`): PostgreSQL parses and plans each
- * execution for its own values, exactly as it does a query built per request, so no plan is ever
- * chosen for other values (a generic plan) and nothing accumulates in the server's sessions.
+ * On a handle whose sessions are its own (`namedStatements`: no pooler in transaction mode between
+ * it and PostgreSQL, where a session's statement would reach another client or be gone) each is
+ * also a named statement on the server, parsed once per connection: its name is a digest of its
+ * text, so the same text is the same statement whichever shape built it. Those sessions run with
+ * `plan_cache_mode = force_custom_plan` (connectDatabase), so PostgreSQL still plans each execution
+ * for its own values and never uses a generic plan on the skewed findings; what is saved is the
+ * parse and analysis of the text. Elsewhere they are unnamed (`prepare('')`): parsed and planned
+ * per execution, as a query built per request is. docs/events-queries.md has the figures.
  */
+
+/** Handles whose statements may be named on the server (see above; set by connectDatabase). */
+const sessionHandles = new WeakSet<object>();
+
+/** Marks a handle's sessions as its own: its prepared statements are named on the server. */
+export function nameStatementsOn(handle: object): void {
+  sessionHandles.add(handle);
+}
+
+/** Whether a handle's prepared statements are named on the server. */
+export const namesStatements = (handle: object): boolean => sessionHandles.has(handle);
+
+/** A statement's name on the server: a digest of its text (a different text is a different name). */
+export const statementName = (text: string): string =>
+  `p_${createHash('sha1').update(text).digest('base64url').slice(0, 20)}`;
 
 /** A statement's executor (Drizzle's prepared query: placeholders filled, rows mapped). */
 export interface Prepared<T> {
@@ -25,7 +46,8 @@ interface Decoder {
 /** What Drizzle's node-postgres prepared select holds (drizzle-orm 0.45, pinned): read once per shape. */
 interface DrizzleSelect {
   client: { query(config: object, values: unknown[]): Promise<{ rows: unknown[][] }> };
-  queryConfig: { text: string; rowMode?: string };
+  queryConfig: { text: string; rowMode?: string; name?: string };
+  rawQueryConfig?: { name?: string };
   params: unknown[];
   logger: { logQuery(query: string, params: unknown[]): void };
   fields?: { path: string[]; field: unknown }[];
@@ -51,9 +73,16 @@ function decoderOf(field: unknown): Decoder | undefined {
  * shape is prepared, and a row is one loop over its values: the same statement text, type parsers,
  * values, errors and rows (test/db-prepared.test.ts compares them with Drizzle's own execute);
  * anything else (joins, a custom mapper, a field kind not listed) keeps Drizzle's execute.
+ * `named`: the statement is named on the server (see the top of this file), either way.
  */
-export function mappedOnce<T>(prepared: Prepared<T>): Prepared<T> {
+export function mappedOnce<T>(prepared: Prepared<T>, { named = false } = {}): Prepared<T> {
   const q = prepared as unknown as DrizzleSelect;
+  if (named) {
+    // Both of Drizzle's configs (rows as arrays, or as objects without fields): whichever executes.
+    const name = statementName(q.queryConfig.text);
+    q.queryConfig.name = name;
+    if (q.rawQueryConfig) q.rawQueryConfig.name = name;
+  }
   const fields = q.fields;
   if (!fields || q.customResultMapper || q.queryConfig?.rowMode !== 'array') return prepared;
   // Without joins the map names only the selected table, never null: Drizzle nulls no nested object

@@ -37,7 +37,10 @@ export async function openRuntime(config: AppConfig = loadConfig(), logger?: Log
   }
   let database: Database | undefined;
   try {
-    database = connectDatabase(databaseUrl);
+    // Behind a pooler in transaction mode (the change feed off) a session's statements are not its own.
+    database = connectDatabase(databaseUrl, undefined, {
+      sessionStatements: config.env.PERIMETER_CHANGE_FEED,
+    });
     await migrateDatabase(database);
     const leakCipher = new LeakCipher(config.secrets.encryptionKey);
     await rekeyLegacyLeakDigests(database.db, leakCipher);

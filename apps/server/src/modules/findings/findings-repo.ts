@@ -4,7 +4,7 @@ import { PgTimestamp } from 'drizzle-orm/pg-core';
 import { NO_MEMO } from '../../db/changes.ts';
 import type { DbOrTx } from '../../db/client.ts';
 import { isoTimestamp } from '../../db/iso-timestamp.ts';
-import { Bindings, mappedOnce, type Prepared, PreparedCache } from '../../db/prepared.ts';
+import { Bindings, mappedOnce, namesStatements, type Prepared, PreparedCache } from '../../db/prepared.ts';
 import {
   findingSightings,
   findingsExploitDb,
@@ -362,7 +362,9 @@ export async function listFindings(
     (q: DbOrTx, once: boolean) =>
     <T>(key: string, build: Build<T>): Promise<T> =>
       (once
-        ? PREPARED.get(q, `${key} ${shape}`, () => mappedOnce(build(q).prepare('')))
+        ? PREPARED.get(q, `${key} ${shape}`, () =>
+            mappedOnce(build(q).prepare(''), { named: namesStatements(q) }),
+          )
         : build(q).prepare('')
       ).execute(b.values);
   const where = and(...conditions);
