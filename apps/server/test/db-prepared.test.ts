@@ -185,6 +185,27 @@ describe('named statements', () => {
     }
   });
 
+  it('run unnamed when the session turns out not to be their own (a pooler in transaction mode)', async () => {
+    const named = connectDatabase(t.databaseUrl, 1, { sessionStatements: true });
+    const other = connectDatabase(t.databaseUrl, 1, { sessionStatements: true });
+    try {
+      const expected = await pages(named);
+      const { rows: held } = await named.pool.query<{ name: string; statement: string }>(
+        'select name, statement from pg_prepared_statements',
+      );
+      expect(held.length).toBeGreaterThan(0);
+      // The session lost them (another server session behind the pooler): 26000 from the server
+      // (pg-pool then replaces the connection the failure came on).
+      await named.pool.query('deallocate all');
+      expect(await pages(named)).toEqual(expected);
+      // A session already holding them, not prepared by this client (42P05 from the server).
+      for (const { name, statement } of held) await other.pool.query(`prepare "${name}" as ${statement}`);
+      expect(await pages(other)).toEqual(expected);
+    } finally {
+      await Promise.all([named.close(), other.close()]);
+    }
+  });
+
   it('are named by their text', () => {
     expect(statementName('select 1')).toBe(statementName('select 1'));
     expect(statementName('select 1')).not.toBe(statementName('select 2'));

@@ -46,8 +46,8 @@ interface Decoder {
 /** What Drizzle's node-postgres prepared select holds (drizzle-orm 0.45, pinned): read once per shape. */
 interface DrizzleSelect {
   client: { query(config: object, values: unknown[]): Promise<{ rows: unknown[][] }> };
-  queryConfig: { text: string; rowMode?: string; name?: string };
-  rawQueryConfig?: { name?: string };
+  queryConfig: { text: string; rowMode?: string; name?: string | undefined };
+  rawQueryConfig?: { name?: string | undefined };
   params: unknown[];
   logger: { logQuery(query: string, params: unknown[]): void };
   fields?: { path: string[]; field: unknown }[];
@@ -77,12 +77,35 @@ function decoderOf(field: unknown): Decoder | undefined {
  */
 export function mappedOnce<T>(prepared: Prepared<T>, { named = false } = {}): Prepared<T> {
   const q = prepared as unknown as DrizzleSelect;
-  if (named) {
-    // Both of Drizzle's configs (rows as arrays, or as objects without fields): whichever executes.
-    const name = statementName(q.queryConfig.text);
+  if (!named) return mapped(prepared);
+  // Both of Drizzle's configs (rows as arrays, or as objects without fields): whichever executes.
+  const setName = (name: string | undefined) => {
     q.queryConfig.name = name;
     if (q.rawQueryConfig) q.rawQueryConfig.name = name;
-  }
+  };
+  setName(statementName(q.queryConfig.text));
+  const run = mapped(prepared);
+  return {
+    async execute(values) {
+      try {
+        return await run.execute(values);
+      } catch (e) {
+        // The session lacks the statement the driver parsed in it (26000), or holds one of that
+        // name it did not (42P05): not a session of its own after all (a pooler in transaction
+        // mode moved it). Its name is its text's digest, so nothing else was run: run it unnamed,
+        // and unnamed from then on.
+        const code = (e as { cause?: { code?: string } }).cause?.code;
+        if ((code !== '26000' && code !== '42P05') || q.queryConfig.name === undefined) throw e;
+        setName(undefined);
+        return run.execute(values);
+      }
+    },
+  };
+}
+
+/** mappedOnce's row mapping (or Drizzle's execute, where it does not apply). */
+function mapped<T>(prepared: Prepared<T>): Prepared<T> {
+  const q = prepared as unknown as DrizzleSelect;
   const fields = q.fields;
   if (!fields || q.customResultMapper || q.queryConfig?.rowMode !== 'array') return prepared;
   // Without joins the map names only the selected table, never null: Drizzle nulls no nested object
