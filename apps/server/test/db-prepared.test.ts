@@ -185,6 +185,23 @@ describe('named statements', () => {
     }
   });
 
+  it('plan per execution in every session they are kept in, the bitmap pool’s too, whatever DATABASE_URL sets', async () => {
+    const url = new URL(t.databaseUrl);
+    url.searchParams.set('options', '-c application_name=from-url');
+    const named = connectDatabase(url.toString(), 1, { sessionStatements: true });
+    try {
+      const settings = sql`select current_setting('plan_cache_mode') as mode,
+        current_setting('application_name') as app, current_setting('enable_indexscan') as indexscan`;
+      const [main, bitmap] = await Promise.all(
+        [named.db, named.bitmapDb].map(async (db) => (await db.execute(settings)).rows[0]),
+      );
+      expect(main).toEqual({ mode: 'force_custom_plan', app: 'from-url', indexscan: 'on' });
+      expect(bitmap).toEqual({ mode: 'force_custom_plan', app: 'from-url', indexscan: 'off' });
+    } finally {
+      await named.close();
+    }
+  });
+
   it('run unnamed when the session turns out not to be their own (a pooler in transaction mode)', async () => {
     const named = connectDatabase(t.databaseUrl, 1, { sessionStatements: true });
     const other = connectDatabase(t.databaseUrl, 1, { sessionStatements: true });

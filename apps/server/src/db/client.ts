@@ -22,11 +22,13 @@ export interface Database {
 }
 
 /**
- * Sessions planning every statement for its own values (a startup option: no statement of its own).
- * Named prepared statements would otherwise switch to a generic plan after five executions when it
- * looks no dearer, and on the skewed findings one plan does not fit every user and filter.
+ * Sessions planning every statement for its own values, set when a connection opens (a statement,
+ * not a startup option: PgBouncer in session mode refuses or drops startup options, and an
+ * `options` in DATABASE_URL would replace ours). Named prepared statements would otherwise switch
+ * to a generic plan after five executions when it looks no dearer, and on the skewed findings one
+ * plan does not fit every user and filter.
  */
-const CUSTOM_PLANS = '-c plan_cache_mode=force_custom_plan';
+const CUSTOM_PLANS = 'set plan_cache_mode = force_custom_plan';
 /**
  * Uses of a connection whose session keeps named statements before it is replaced: each shape a
  * session ran stays prepared in it (~50 kB of the backend's memory each; the bench's 142 cases
@@ -40,9 +42,21 @@ export const SESSION_MAX_USES = 10_000;
  * per shape are then named on the server and parsed once per connection (src/db/prepared.ts).
  */
 export function connectDatabase(url: string, max = 10, { sessionStatements = false } = {}): Database {
-  const options = sessionStatements ? CUSTOM_PLANS : undefined;
   const maxUses = sessionStatements ? SESSION_MAX_USES : undefined;
-  const pool = new pg.Pool({ connectionString: url, max, idleTimeoutMillis: 30_000, options, maxUses });
+  // Set before the pool hands a connection out (pg-pool awaits it; a failure fails the connection,
+  // not a page planned the other way).
+  const setUp = (settings: string[]) =>
+    settings.length
+      ? async (client: pg.PoolClient) => void (await client.query(settings.join('; ')))
+      : undefined;
+  const custom = sessionStatements ? [CUSTOM_PLANS] : [];
+  const pool = new pg.Pool({
+    connectionString: url,
+    max,
+    idleTimeoutMillis: 30_000,
+    maxUses,
+    onConnect: setUp(custom),
+  } as pg.PoolConfig);
   // An idle client losing its connection must not crash the process.
   pool.on('error', () => {});
   // Nor one checked out (a transaction between statements, a held lock): pg-pool takes its own
@@ -55,11 +69,8 @@ export function connectDatabase(url: string, max = 10, { sessionStatements = fal
     connectionString: url,
     max: Math.max(2, Math.ceil(max / 2)),
     idleTimeoutMillis: 30_000,
-    options,
     maxUses,
-    // Set before the pool hands the connection out (pg-pool awaits it; a failure fails the
-    // connection, not a page planned the other way).
-    onConnect: async (client: pg.PoolClient) => void (await client.query('set enable_indexscan = off')),
+    onConnect: setUp(['set enable_indexscan = off', ...custom]),
   } as pg.PoolConfig);
   bitmapPool.on('error', () => {});
   bitmapPool.on('connect', (client) => client.on('error', () => {}));
