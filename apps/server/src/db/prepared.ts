@@ -8,7 +8,7 @@ import { Column, DrizzleQueryError, getTableName, is, Param, Placeholder, SQL, s
  * whose shape repeats (the same columns, conditions and order, other values) is built once with
  * placeholders where its values go, kept here, and executed with each request's values.
  *
- * On a handle whose sessions are its own (`namedStatements`: no pooler in transaction mode between
+ * On a handle whose sessions are its own (`nameStatementsOn`: no pooler in transaction mode between
  * it and PostgreSQL, where a session's statement would reach another client or be gone) each is
  * also a named statement on the server, parsed once per connection: its name is a digest of its
  * text, so the same text is the same statement whichever shape built it. Those sessions run with

@@ -136,10 +136,10 @@ async function targetsOfType(
   type: string,
   memo: FindingsMemo,
 ): Promise<string[] | undefined> {
-  // Remembered with the totals: a target added or deleted notifies the same channel (migration 0023).
+  // Remembered with the totals: a target added, changed or deleted notifies the same channel (migration 0023).
   const key = JSON.stringify(['targets', type]);
   const remembered = await memo.get(key);
-  if (remembered && typeof remembered === 'object' && 'ids' in remembered) return remembered.ids ?? undefined;
+  if (typeof remembered === 'object' && 'ids' in remembered) return remembered.ids ?? undefined;
   const rows = await db
     .select({ id: targets.id, type: targets.targetType })
     .from(targets)
