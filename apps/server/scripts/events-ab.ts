@@ -14,7 +14,9 @@
  *
  * Options: --pairs (8), --seconds (10), --clients (200), --warmup (5 s), --findings (1,000,000),
  * --a-node / --b-node (Node flags of that server, e.g. `--max-semi-space-size=64`; `--cpu-prof` writes
- * a profile of that server's whole run into its apps/server directory when it stops), --compare-only,
+ * a profile of that server's whole run into its apps/server directory when it stops), --a-db / --b-db
+ * (that server's DATABASE_URL instead of the shared one: a copy of the cluster each, when one side's
+ * migrations change the schema the other must not see — e.g. dropped indexes), --compare-only,
  * --by-case (where each side's tail comes from: the cases most often over their round's p99).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -43,13 +45,13 @@ interface Ready {
 /** The server side of a checkout (events-ab-server.ts): run from this checkout, it loads the other's code. */
 const serverScript = path.join(path.dirname(fileURLToPath(import.meta.url)), 'events-ab-server.ts');
 
-function startServer(checkout: string, nodeFlags: string[], findings: number) {
+function startServer(checkout: string, nodeFlags: string[], findings: number, databaseUrl: string) {
   const child = spawn(
     process.execPath,
     [...nodeFlags, '--import', 'tsx', serverScript, checkout, String(findings)],
     {
       cwd: path.join(checkout, 'apps/server'),
-      env: { ...process.env, BENCH_REUSE: '1' },
+      env: { ...process.env, DATABASE_URL: databaseUrl, BENCH_REUSE: '1' },
       stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
     },
   );
@@ -242,6 +244,8 @@ async function main() {
       b: { type: 'string' },
       'a-node': { type: 'string', default: '' },
       'b-node': { type: 'string', default: '' },
+      'a-db': { type: 'string' },
+      'b-db': { type: 'string' },
       pairs: { type: 'string', default: '8' },
       seconds: { type: 'string', default: '10' },
       clients: { type: 'string', default: '200' },
@@ -256,13 +260,15 @@ async function main() {
   const flags = (s: string) => s.split(' ').filter(Boolean);
   const findings = Number(values.findings);
   const sides: Side[] = [];
-  for (const [name, checkout, node] of [
-    ['A', values.a, values['a-node']],
-    ['B', values.b, values['b-node']],
+  for (const [name, checkout, node, db] of [
+    ['A', values.a, values['a-node'], values['a-db'] ?? process.env.DATABASE_URL!],
+    ['B', values.b, values['b-node'], values['b-db'] ?? process.env.DATABASE_URL!],
   ] as const) {
-    const { child, ready } = await startServer(path.resolve(checkout), flags(node), findings);
+    const { child, ready } = await startServer(path.resolve(checkout), flags(node), findings, db);
     sides.push({ name, child, ready, cases: casesOf(ready) });
-    console.log(`${name}: ${checkout} ${node} on ${ready.address} (pid ${child.pid})`);
+    console.log(
+      `${name}: ${checkout} ${node} on ${ready.address} (pid ${child.pid}${values[name === 'A' ? 'a-db' : 'b-db'] ? `, ${db}` : ''})`,
+    );
   }
   const [a, b] = sides as [Side, Side];
   try {
