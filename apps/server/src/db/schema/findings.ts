@@ -65,7 +65,6 @@ export const findingsExploitScanner = pgTable(
   (t) => [
     uniqueIndex('fes_target_fp_key').on(t.targetId, t.fingerprint),
     index('fes_user_name_idx').on(t.userId, t.name, t.id),
-    index('fes_user_severity_idx').on(t.userId, t.severity, t.id),
     index('fes_user_sevord_idx').on(t.userId, t.severityOrdering, t.id),
     index('fes_user_host_idx').on(t.userId, t.host, t.id),
     index('fes_user_main_domain_idx').on(t.userId, t.mainDomain, t.id),
@@ -117,8 +116,8 @@ export const findingsExploitDb = pgTable(
     index('fdb_user_epss_idx').on(t.userId, t.epssScore, t.id),
     // EPSS descending with unscored CVEs last (the index above serves ascending, nulls last).
     index('fdb_user_epss_desc_idx').on(t.userId, t.epssScore.desc().nullsLast(), t.id.desc()),
-    index('fdb_user_kev_idx').on(t.userId, t.id).where(sql`${t.kev}`),
-    // Known-exploited findings in the default order (severity): a range read directly (0022).
+    // Known-exploited findings in the default order (severity): a range read directly (0022); it
+    // serves their count and their sorts by other keys too (0024 dropped the (user_id, id) one).
     index('fdb_user_kev_sev_idx').on(t.userId, t.severityOrdering, t.id).where(sql`${t.kev}`),
     index('fdb_cve_idx').on(t.cve),
   ],
