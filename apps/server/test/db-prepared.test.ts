@@ -1,13 +1,15 @@
-import type { TAllEventsBody } from '@perimeter/contracts';
+import { EVENT_SORT_KEYS, EVENTS_PAGE_SIZE, type TAllEventsBody } from '@perimeter/contracts';
 import { desc, eq, getTableColumns, gt, sql } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectDatabase, type Database, SESSION_MAX_USES } from '../src/db/client.ts';
 import { isoTimestamp } from '../src/db/iso-timestamp.ts';
 import { mappedOnce, namesStatements, type Prepared, statementName } from '../src/db/prepared.ts';
+import type { FindingsMemo, FindingsMemoValue } from '../src/modules/findings/findings-counts.ts';
 import { FINDING_TABLES, listFindings } from '../src/modules/findings/findings-repo.ts';
 import { createTestApp, type TestApp } from './support/app.ts';
 import { signUpWithBulkFindings } from './support/bulk-user.ts';
+import { type PlanNode, planNodes, planShape } from './support/events-cases.ts';
 
 /**
  * mappedOnce (src/db/prepared.ts) runs Drizzle's prepared selects with the row mapping decided
@@ -220,6 +222,58 @@ describe('named statements', () => {
       expect(await pages(other)).toEqual(expected);
     } finally {
       await Promise.all([named.close(), other.close()]);
+    }
+  });
+
+  it('plan a first page of a user’s whole list once per session, walking the sort index for any user', async () => {
+    const named = connectDatabase(t.databaseUrl, 1, { sessionStatements: true });
+    const unnamed = connectDatabase(t.databaseUrl, 1);
+    const m = new Map<string, FindingsMemoValue>();
+    const memo: FindingsMemo = { get: async (k) => m.get(k), set: (k, n) => void m.set(k, n) };
+    try {
+      const bodies = Object.entries(EVENT_SORT_KEYS).flatMap(([sub, keys]) => [
+        { scan_subclass: sub },
+        ...keys.flatMap((k) =>
+          ['asc', 'desc'].map((o) => ({ scan_subclass: sub, sort_key: k, sort_order: o })),
+        ),
+      ]) as TAllEventsBody[];
+      for (const body of bodies) {
+        const page = { limit: EVENTS_PAGE_SIZE[body.scan_subclass], offset: 0 };
+        const expected = await listFindings(unnamed, userId, body, page);
+        // The first with its count, then twice from the remembered total: the generic plan's pages.
+        for (let i = 0; i < 3; i++)
+          expect(await listFindings(named, userId, body, page, undefined, memo)).toEqual(expected);
+      }
+      await named.genericDb.transaction(async (tx) => {
+        const mode = await tx.execute<{ m: string }>(sql`select current_setting('plan_cache_mode') as m`);
+        expect(mode.rows[0]?.m).toBe('force_generic_plan');
+        const { rows } = await tx.execute<{ name: string; custom: number; generic: number }>(
+          sql`select name, custom_plans::int as custom, generic_plans::int as generic from pg_prepared_statements`,
+        );
+        expect(rows.length).toBeGreaterThan(0);
+        for (const r of rows) {
+          expect(r).toMatchObject({ custom: 0 });
+          expect(r.generic).toBeGreaterThan(0);
+          // One plan for the user of 1,500 findings and for one of none: an ordered index walk,
+          // never the user's findings read and sorted.
+          for (const user of [userId, '00000000-0000-4000-8000-000000000003']) {
+            const plan = await tx.execute<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(
+              sql.raw(`explain (format json) execute "${r.name}"('${user}')`),
+            );
+            const root = plan.rows[0]!['QUERY PLAN'][0]!.Plan;
+            const nodes = planNodes(root).map((n) => n['Node Type']);
+            expect(nodes, planShape(root)).toContain('Index Scan');
+            expect(nodes, planShape(root)).not.toContain('Sort');
+          }
+        }
+      });
+      // Planned per execution everywhere else: the main pool's statements.
+      const { rows: main } = await named.pool.query<{ generic: number }>(
+        'select generic_plans::int as generic from pg_prepared_statements',
+      );
+      for (const r of main) expect(r.generic).toBe(0);
+    } finally {
+      await Promise.all([named.close(), unnamed.close()]);
     }
   });
 

@@ -18,6 +18,14 @@ export interface Database {
    * a session's setting would reach other clients.
    */
   bitmapDb: Db;
+  /**
+   * Sessions that plan each named statement once, for any values (`plan_cache_mode =
+   * force_generic_plan`): only for statements whose one plan fits every user — a first page of a
+   * user's whole list, LIMIT a literal, which every plan reads as an ordered walk of the sort index
+   * (docs/events-queries.md). Its own small pool, only where statements are named (the change
+   * feed's sessions); otherwise the main handle.
+   */
+  genericDb: Db;
   close(): Promise<void>;
 }
 
@@ -29,6 +37,7 @@ export interface Database {
  * plan does not fit every user and filter.
  */
 const CUSTOM_PLANS = 'set plan_cache_mode = force_custom_plan';
+const GENERIC_PLANS = 'set plan_cache_mode = force_generic_plan';
 /**
  * Uses of a connection whose session keeps named statements before it is replaced: each shape a
  * session ran stays prepared in it (~50 kB of the backend's memory each; the bench's 142 cases
@@ -75,9 +84,28 @@ export function connectDatabase(url: string, max = 10, { sessionStatements = fal
   bitmapPool.on('error', () => {});
   bitmapPool.on('connect', (client) => client.on('error', () => {}));
   const bitmapDb = drizzle(bitmapPool, { schema });
+  const genericPool = sessionStatements
+    ? new pg.Pool({
+        connectionString: url,
+        max: Math.max(2, Math.ceil(max / 2)),
+        idleTimeoutMillis: 30_000,
+        maxUses,
+        onConnect: setUp([GENERIC_PLANS]),
+      } as pg.PoolConfig)
+    : undefined;
+  genericPool?.on('error', () => {});
+  genericPool?.on('connect', (client) => client.on('error', () => {}));
+  const genericDb = genericPool ? drizzle(genericPool, { schema }) : db;
   if (sessionStatements) {
     nameStatementsOn(db);
     nameStatementsOn(bitmapDb);
+    nameStatementsOn(genericDb);
   }
-  return { db, pool, bitmapDb, close: async () => void (await Promise.all([pool.end(), bitmapPool.end()])) };
+  return {
+    db,
+    pool,
+    bitmapDb,
+    genericDb,
+    close: async () => void (await Promise.all([pool.end(), bitmapPool.end(), genericPool?.end()])),
+  };
 }

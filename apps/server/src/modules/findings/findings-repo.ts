@@ -1,4 +1,4 @@
-import { SUBCLASS_OF_CLASS, type TAllEventsBody } from '@perimeter/contracts';
+import { EVENTS_PAGE_SIZE, SUBCLASS_OF_CLASS, type TAllEventsBody } from '@perimeter/contracts';
 import { type AnyColumn, and, asc, desc, eq, getTableColumns, inArray, is, type SQL, sql } from 'drizzle-orm';
 import { PgTimestamp } from 'drizzle-orm/pg-core';
 import { NO_MEMO } from '../../db/changes.ts';
@@ -324,7 +324,7 @@ type Build<T> = (q: DbOrTx) => { prepare(name: string): Prepared<T> };
  * (Database.bitmapDb): a remembered total's few matches are read there, without a transaction.
  */
 export async function listFindings(
-  { db, bitmapDb }: { db: DbOrTx; bitmapDb: DbOrTx },
+  { db, bitmapDb, genericDb = db }: { db: DbOrTx; bitmapDb: DbOrTx; genericDb?: DbOrTx },
   userId: string,
   body: TAllEventsBody,
   page: { limit: number; offset: number },
@@ -467,8 +467,30 @@ export async function listFindings(
           )
         : where;
     const skip = deep ? 0 : offset;
+    const pageSize: number = EVENTS_PAGE_SIZE[sub];
     const variant = deep ? 'deep' : 'page';
-    if (known !== undefined) {
+    if (
+      known !== undefined &&
+      conditions.length === 1 &&
+      !scan &&
+      page.offset === 0 &&
+      page.limit === pageSize
+    ) {
+      // The first page of the user's whole list, in the default page size: LIMIT a literal and no
+      // OFFSET, so the one generic plan is the ordered walk of the sort index for any user (a user
+      // of 600,000 findings or of none; PostgreSQL costs `LIMIT $n` as a tenth of the rows), and
+      // planned once per session instead of per page (Database.genericDb).
+      rows = await runner(genericDb, true)('first', (q) =>
+        q
+          .select(pageColumns)
+          .from(table)
+          .where(where)
+          .orderBy(...order)
+          // Drizzle binds a number; its SQL is inlined (the subclass's constant page size).
+          .limit(sql.raw(String(pageSize)) as unknown as number),
+      );
+      counted = known;
+    } else if (known !== undefined) {
       rows = await run(variant, (q) =>
         q
           .select(pageColumns)
