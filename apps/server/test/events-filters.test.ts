@@ -164,6 +164,8 @@ describe('events filters', () => {
         'fdb_user_subdomain_sev_idx',
         'fdb_user_kev_sev_idx',
         'fdb_cve_idx',
+        // The technologies-without-CVE list's probe of a host's CVE findings (0025).
+        'fdb_user_host_tech_idx',
         'flc_user_main_domain_add_ts_idx',
         'flc_user_email_lower_idx',
         // Contains filters (trigram).
@@ -377,6 +379,156 @@ describe('events filters', () => {
       path,
     );
     expect(seeded.total).toBe(0);
+  });
+
+  it('lists the technologies of the whole scan history without reading it again (technology_sightings)', async () => {
+    const db = t.runtime.ctx.db;
+    const { pool } = t.runtime.ctx.database;
+    const hostOf = (name: string) => ({
+      name: `${name}.tech.example.net`,
+      kind: 'subdomain' as const,
+      mainDomain: 'tech.example.net',
+      ipAddresses: ['203.0.113.20'],
+      openedPorts: [443],
+      services: [],
+      emails: [],
+      cnames: [],
+      urls: [],
+    });
+    const at = (day: number) => new Date(Date.UTC(2026, 10, day, 12));
+    const finished = async (
+      status: 'done' | 'canceled',
+      day: number,
+      scope: { host: string; technologies: { name: string; version: string | null }[] }[],
+    ) => {
+      const scan = await createScan(api, targetId);
+      await saveScope(
+        db,
+        scan.id,
+        scope.map((h) => ({ ...hostOf(h.host), technologies: h.technologies })),
+      );
+      await db
+        .update(scans)
+        .set({ status, finishedAt: at(day) })
+        .where(eq(scans.id, scan.id));
+      return scan.id;
+    };
+    await finished('done', 1, [
+      {
+        host: 'x',
+        technologies: [
+          { name: 'Apache', version: '2.4.1' },
+          { name: 'nginx', version: '1.2' },
+        ],
+      },
+    ]);
+    await finished('done', 2, [
+      { host: 'x', technologies: [{ name: 'apache', version: '2.4.1' }] },
+      { host: 'y', technologies: [{ name: 'PHP', version: null }] },
+    ]);
+    const canceled = await finished('canceled', 3, [
+      { host: 'z', technologies: [{ name: 'Redis', version: '7' }] },
+    ]);
+    // A canceled scan's worker writing its last batch after the cancel.
+    await saveScope(db, canceled, [{ ...hostOf('w'), technologies: [{ name: 'Node.js', version: '20' }] }]);
+    // A scan still running is not in the list.
+    const running = await createScan(api, targetId);
+    await saveScope(db, running.id, [{ ...hostOf('v'), technologies: [{ name: 'Go', version: '1.22' }] }]);
+
+    const list = await events({
+      scan_subclass: 'exploit_db',
+      vulnerabilities_existence: 'without',
+      main_domain_filter_opt: { domain_filter: 'tech.example.net', is_contains: false },
+      sort_key: 'tech',
+      sort_order: 'asc',
+    });
+    expect(list.total).toBe(5);
+    expect(
+      list.items.map((i) => [
+        i.tech,
+        i.version,
+        i.host,
+        i.subdomain,
+        i.first_seen,
+        i.last_seen,
+        i.user_target_id,
+      ]),
+    ).toEqual([
+      ['Apache', '2.4.1', 'x.tech.example.net', 'x', at(1).toISOString(), at(2).toISOString(), targetId],
+      ['nginx', '1.2', 'x.tech.example.net', 'x', at(1).toISOString(), at(1).toISOString(), targetId],
+      ['Node.js', '20', 'w.tech.example.net', 'w', at(3).toISOString(), at(3).toISOString(), targetId],
+      ['PHP', '', 'y.tech.example.net', 'y', at(2).toISOString(), at(2).toISOString(), targetId],
+      ['Redis', '7', 'z.tech.example.net', 'z', at(3).toISOString(), at(3).toISOString(), targetId],
+    ]);
+    // The migration's backfill folds the same rows from the scopes as the triggers did.
+    const folded = `select host, tech_key, version, tech, first_seen, last_seen, last_scan_id
+      from technology_sightings where user_id = $1 order by 1, 2, 3`;
+    const before = await pool.query(folded, [userId]);
+    expect(before.rows.filter((r) => String(r.host).endsWith('.tech.example.net'))).toHaveLength(5);
+    await pool.query('delete from technology_sightings where user_id = $1', [userId]);
+    await pool.query(
+      `select record_technology_sightings(array(select id from scans where user_id = $1 and status in ('done', 'canceled')))`,
+      [userId],
+    );
+    expect((await pool.query(folded, [userId])).rows).toEqual(before.rows);
+    // Read from the folded rows, not the scopes: with those scopes gone, the list is the same.
+    await pool.query(`delete from scan_scope where name like '%.tech.example.net'`);
+    const again = await events({
+      scan_subclass: 'exploit_db',
+      vulnerabilities_existence: 'without',
+      main_domain_filter_opt: { domain_filter: 'tech.example.net', is_contains: false },
+      sort_key: 'tech',
+      sort_order: 'asc',
+    });
+    expect(again).toEqual(list);
+
+    // A CVE finding found later for PHP on y takes it off the list; deleted (its target's), back.
+    const tech = { scan_subclass: 'exploit_db', vulnerabilities_existence: 'without' } as const;
+    const onTech = { main_domain_filter_opt: { domain_filter: 'tech.example.net', is_contains: false } };
+    const later = await createScan(api, targetId);
+    await upsertFindings(db, later.id, userId, {
+      exploit_scanner: [],
+      exploit_db: [
+        {
+          targetId,
+          finding: {
+            ...cve('t-php', 'CVE-2024-4577'),
+            tech: 'php',
+            version: '',
+            host: 'y.tech.example.net',
+            mainDomain: 'tech.example.net',
+            subdomain: 'y',
+          },
+        },
+      ],
+      leakcheck: [],
+    });
+    const hostsOf = async (body: Record<string, unknown>) =>
+      (await events({ ...tech, ...onTech, ...body })).items.map((i) => `${i.tech}@${i.subdomain}`).sort();
+    expect(await hostsOf({})).toEqual(['Apache@x', 'Node.js@w', 'Redis@z', 'nginx@x']);
+    await pool.query(`delete from findings_exploit_db where fingerprint = 't-php' and user_id = $1`, [
+      userId,
+    ]);
+    expect(await hostsOf({})).toEqual(['Apache@x', 'Node.js@w', 'PHP@y', 'Redis@z', 'nginx@x']);
+    // Every sort key reads the same rows, in its order, both ways; a targets_type filter keeps the
+    // rows a scan of that type saw.
+    for (const sort_key of ['tech', 'version', 'main_domain', 'add_ts', 'last_update_ts'] as const)
+      for (const sort_order of ['asc', 'desc'] as const) {
+        const page = await events({ ...tech, ...onTech, sort_key, sort_order });
+        expect(page.total, `${sort_key} ${sort_order}`).toBe(5);
+        const key = (i: Record<string, unknown>) =>
+          String(
+            { tech: String(i.tech).toLowerCase(), version: i.version, main_domain: i.main_domain }[
+              sort_key as string
+            ] ?? (sort_key === 'add_ts' ? i.first_seen : i.last_seen),
+          );
+        const keys = page.items.map(key);
+        expect(keys, `${sort_key} ${sort_order}`).toEqual(
+          [...keys].sort((a, b) => (sort_order === 'asc' ? a.localeCompare(b) : b.localeCompare(a))),
+        );
+      }
+    expect((await events({ ...tech, ...onTech, targets_type: 'domain' })).total).toBe(5);
+    expect((await events({ ...tech, ...onTech, targets_type: 'peer' })).total).toBe(0);
   });
 
   it('filters by severity sets, contiguous (a range of the ordering) or not, in both orders', async () => {

@@ -120,6 +120,47 @@ export const findingsExploitDb = pgTable(
     // serves their count and their sorts by other keys too (0024 dropped the (user_id, id) one).
     index('fdb_user_kev_sev_idx').on(t.userId, t.severityOrdering, t.id).where(sql`${t.kev}`),
     index('fdb_cve_idx').on(t.cve),
+    // A host's CVE findings of a technology version: the check of technology_sightings' list (0025).
+    index('fdb_user_host_tech_idx')
+      .on(t.userId, t.host, sql`lower(${t.tech})`, t.version)
+      .where(sql`${t.cve} <> ''`),
+  ],
+);
+
+/**
+ * The technologies a user's finished scans detected, one row per host, technology (lower case) and
+ * version (0025): folded in by triggers as each scan finishes, their CVE flag kept by triggers on
+ * exploit_db's inserts and deletes; the exploit_db list of technologies without a CVE
+ * (findings-tech-repo.ts) walks them by index instead of deriving them from every scan's scope.
+ */
+export const technologySightings = pgTable(
+  'technology_sightings',
+  {
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    host: text('host').notNull(),
+    techKey: text('tech_key').notNull(),
+    version: text('version').notNull(),
+    mainDomain: text('main_domain').notNull(),
+    /** The event's stable id: md5 of user, host, technology and version. */
+    id: uuid('id').notNull(),
+    /** The smallest spelling of the name seen. */
+    tech: text('tech').notNull(),
+    targetTypes: text('target_types').array().notNull(),
+    firstSeen: ts('first_seen').notNull(),
+    lastSeen: ts('last_seen').notNull(),
+    lastScanId: uuid('last_scan_id').notNull(),
+    hasCve: boolean('has_cve').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.userId, t.host, t.techKey, t.version, t.mainDomain] }),
+    // The list's sort keys over the rows it shows, ties by host and id.
+    index('tsi_user_tech_idx').on(t.userId, t.techKey, t.host, t.id).where(sql`not ${t.hasCve}`),
+    index('tsi_user_version_idx').on(t.userId, t.version, t.host, t.id).where(sql`not ${t.hasCve}`),
+    index('tsi_user_main_domain_idx').on(t.userId, t.mainDomain, t.host, t.id).where(sql`not ${t.hasCve}`),
+    index('tsi_user_first_seen_idx').on(t.userId, t.firstSeen, t.host, t.id).where(sql`not ${t.hasCve}`),
+    index('tsi_user_last_seen_idx').on(t.userId, t.lastSeen, t.host, t.id).where(sql`not ${t.hasCve}`),
   ],
 );
 

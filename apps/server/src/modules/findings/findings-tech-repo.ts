@@ -1,7 +1,13 @@
 import { SUBCLASS_OF_CLASS, type TAllEventsBody } from '@perimeter/contracts';
 import { and, type SQL, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.ts';
-import { findingsExploitDb, scanScope, scans, scanTargets } from '../../db/schema/index.ts';
+import {
+  findingsExploitDb,
+  scanScope,
+  scans,
+  scanTargets,
+  technologySightings,
+} from '../../db/schema/index.ts';
 import { textMatch } from './findings-sql.ts';
 
 /*
@@ -40,8 +46,11 @@ const TECH_SORT: Record<string, string> = {
 /**
  * exploit_db with `vulnerabilities_existence: without`: the technologies (name + version per host)
  * the user's finished scans detected (scan_scope.technologies) for which no exploit_db finding — a
- * CVE — exists on that host. Derived at query time, so nothing is stored twice and the CVE finding
- * lifecycle is untouched; each row's id is stable (md5 of user, host, technology and version).
+ * CVE — exists on that host; each row's id is stable (md5 of user, host, technology and version).
+ * The user's whole list reads technology_sightings (migration 0025: folded in as each scan finishes,
+ * the CVE flag kept by triggers), an ordered walk of a partial index per sort key and an
+ * index-only count, at a cost that does not grow with the scan history; one scan's view derives
+ * them from that scan's scope.
  */
 export async function listTechnologiesWithoutCve(
   db: DbOrTx,
@@ -53,6 +62,8 @@ export async function listTechnologiesWithoutCve(
   if (body.scan_subclass !== 'exploit_db') return { rows: [], total: 0 };
   if (body.scan_class && body.scan_class !== SUBCLASS_OF_CLASS.exploit_db) return { rows: [], total: 0 };
   if (body.severity?.length && !body.severity.includes('informational')) return { rows: [], total: 0 };
+  const direction = body.sort_order === 'asc' ? 'asc' : 'desc';
+  if (!scanId) return listSightingsWithoutCve(db, userId, body, page, direction);
   const filters: SQL[] = [sql`true`];
   if (body.main_domain_filter_opt)
     filters.push(
@@ -72,24 +83,10 @@ export async function listTechnologiesWithoutCve(
         true,
       ),
     );
-  const direction = body.sort_order === 'asc' ? 'asc' : 'desc';
   const sortExpr = TECH_SORT[body.sort_key ?? 'tech'] ?? 'lower(tech)';
   const orderBy = sql.raw(`${sortExpr} ${direction}, host ${direction}, id ${direction}`);
-  const scanFilter = scanId ? sql`and s.id = ${scanId}::uuid` : sql``;
   const typeFilter = body.targets_type ? sql`and s.target_type = ${body.targets_type}` : sql``;
-  const result = await db.execute<{
-    id: string;
-    fingerprint: string;
-    target_id: string;
-    host: string;
-    main_domain: string;
-    subdomain: string;
-    tech: string;
-    version: string;
-    first_seen: Date | string;
-    last_seen: Date | string;
-    total: number;
-  }>(sql`
+  const result = await db.execute<RawTechnology & { total: number }>(sql`
     with seen as (
       select a.name as host, coalesce(a.main_domain, a.name) as main_domain, tt.name as tech,
         coalesce(tt.version, '') as version, s.id as scan_id, coalesce(s.finished_at, s.created_at) as at
@@ -97,7 +94,7 @@ export async function listTechnologiesWithoutCve(
       join ${scanScope} a on a.scan_id = s.id
       cross join lateral jsonb_to_recordset(a.technologies) as tt(name text, version text)
       where s.user_id = ${userId}::uuid and s.status in ('done', 'canceled') and tt.name is not null
-        ${scanFilter} ${typeFilter}
+        and s.id = ${scanId}::uuid ${typeFilter}
     ), techs as (
       select md5(${userId} || '|' || host || '|' || lower(tech) || '|' || version)::uuid as id,
         host, main_domain,
@@ -123,18 +120,7 @@ export async function listTechnologiesWithoutCve(
     where ${and(...filters)}
     order by ${orderBy}
     limit ${page.limit} offset ${page.offset}`);
-  const rows = result.rows.map((r) => ({
-    id: r.id,
-    fingerprint: r.fingerprint,
-    targetId: r.target_id,
-    host: r.host,
-    mainDomain: r.main_domain,
-    subdomain: r.subdomain,
-    tech: r.tech,
-    version: r.version,
-    firstSeen: new Date(r.first_seen),
-    lastSeen: new Date(r.last_seen),
-  }));
+  const rows = result.rows.map(technologyRow);
   let total = result.rows[0]?.total ?? 0;
   if (rows.length === 0 && page.offset > 0) {
     // Past the last page: count without paging.
@@ -142,4 +128,101 @@ export async function listTechnologiesWithoutCve(
     total = again.total;
   }
   return { rows, total };
+}
+
+/** A technology row as the statements select it. */
+type RawTechnology = {
+  id: string;
+  fingerprint: string;
+  target_id: string;
+  host: string;
+  main_domain: string;
+  subdomain: string;
+  tech: string;
+  version: string;
+  first_seen: Date | string;
+  last_seen: Date | string;
+};
+
+const technologyRow = (r: RawTechnology): TechnologyRow => ({
+  id: r.id,
+  fingerprint: r.fingerprint,
+  targetId: r.target_id,
+  host: r.host,
+  mainDomain: r.main_domain,
+  subdomain: r.subdomain,
+  tech: r.tech,
+  version: r.version,
+  firstSeen: new Date(r.first_seen),
+  lastSeen: new Date(r.last_seen),
+});
+
+/** technology_sightings' column of each sort key (each with a partial index: migration 0025). */
+const SIGHTINGS_SORT: Record<string, string> = {
+  tech: 'tech_key',
+  version: 'version',
+  main_domain: 'main_domain',
+  add_ts: 'first_seen',
+  last_update_ts: 'last_seen',
+  last_check_ts: 'last_seen',
+  info_created_ts: 'first_seen',
+  info_updated_ts: 'last_seen',
+  cve: 'tech_key',
+  severity: 'tech_key',
+};
+
+/** A host's name below its main domain ('' for the domain itself or a name outside it). */
+const SUBDOMAIN = `case when host = main_domain or right(host, length(main_domain) + 1) <> '.' || main_domain then ''
+  else left(host, length(host) - length(main_domain) - 1) end`;
+
+/**
+ * The user's whole list: the page read in the order of the sort key's index (ties by host and id,
+ * as the derived list ordered them), its total an index-only count of the same rows.
+ */
+async function listSightingsWithoutCve(
+  db: DbOrTx,
+  userId: string,
+  body: TAllEventsBody,
+  page: { limit: number; offset: number },
+  direction: 'asc' | 'desc',
+): Promise<{ rows: TechnologyRow[]; total: number }> {
+  const where: SQL[] = [sql`user_id = ${userId}::uuid`, sql`not has_cve`];
+  if (body.targets_type) where.push(sql`${body.targets_type} = any(target_types)`);
+  if (body.main_domain_filter_opt)
+    where.push(
+      textMatch(
+        sql.raw('main_domain'),
+        body.main_domain_filter_opt.domain_filter,
+        body.main_domain_filter_opt.is_contains,
+        true,
+      ),
+    );
+  if (body.subdomain_filter_opt)
+    where.push(
+      textMatch(
+        sql.raw(`(${SUBDOMAIN})`),
+        body.subdomain_filter_opt.subdomain_filter,
+        body.subdomain_filter_opt.is_contains,
+        true,
+      ),
+    );
+  const sortColumn = SIGHTINGS_SORT[body.sort_key ?? 'tech'] ?? 'tech_key';
+  const orderBy = sql.raw(`${sortColumn} ${direction}, host ${direction}, id ${direction}`);
+  const result = await db.execute<RawTechnology & { total: number }>(sql`
+    select id::text as id, md5(host || '|' || tech_key || '|' || version) as fingerprint,
+      (select st.target_id from ${scanTargets} st where st.scan_id = t.last_scan_id
+        order by st.target_id limit 1)::text as target_id,
+      host, main_domain, ${sql.raw(SUBDOMAIN)} as subdomain, tech, version, first_seen, last_seen,
+      (select count(*) from ${technologySightings} where ${and(...where)})::int as total
+    from ${technologySightings} t
+    where ${and(...where)}
+    order by ${orderBy}
+    limit ${page.limit} offset ${page.offset}`);
+  const total = result.rows[0]?.total;
+  if (total !== undefined) return { rows: result.rows.map(technologyRow), total };
+  // Past the last page (or none): the count alone.
+  const counted = await db.execute<{ n: number }>(
+    sql`select count(*)::int as n from ${technologySightings} where ${and(...where)}`,
+  );
+  return { rows: [], total: counted.rows[0]?.n ?? 0 };
 }
