@@ -13,7 +13,7 @@ import { loadConfig } from '../src/lib/config/index.ts';
 import { createLogger, logDestination } from '../src/lib/logger.ts';
 import { buildApp } from '../src/server/app.ts';
 import { openRuntime } from '../src/server/runtime.ts';
-import { seedBulkFindings } from '../test/support/findings-bulk.ts';
+import { seedBulkFindings, seedScanHistory } from '../test/support/findings-bulk.ts';
 
 export const benchLog = (msg: string) =>
   console.log(`[bench ${new Date().toISOString().slice(11, 19)}] ${msg}`);
@@ -60,6 +60,8 @@ export async function startEventsServer(findings: number) {
       const found = rows[0];
       if (found?.scan_id) {
         log(`reusing the ${findings.toLocaleString('en')} findings of ${reuseEmail}`);
+        // A user seeded before the scan history was part of the seed gets it now.
+        await seedScanHistory(pool, found.id, log);
         return { userId: found.id, scanId: found.scan_id, token: await signIn(reuseEmail), seedSeconds: 0 };
       }
     }

@@ -116,6 +116,17 @@ export function benchCases(): EventsCase[] {
       body: body('exploit_db', undefined, { vulnerabilities_existence: 'without' }),
     },
     {
+      label: 'exploit_db without CVE sort last_update_ts',
+      body: body('exploit_db', 'last_update_ts', { vulnerabilities_existence: 'without' }),
+    },
+    {
+      label: 'exploit_db without CVE subdomain contains "h1"',
+      body: body('exploit_db', undefined, {
+        vulnerabilities_existence: 'without',
+        subdomain_filter_opt: { subdomain_filter: 'h1', is_contains: true },
+      }),
+    },
+    {
       label: 'one scan: exploit_scanner sort default',
       body: body('exploit_scanner', undefined),
       oneScan: true,

@@ -113,8 +113,58 @@ export async function seedBulkFindings(
   );
   if (indexes.length) log(`building ${indexes.length} indexes`);
   for (const ix of indexes) await pool.query(ix.def);
+  await seedScanHistory(pool, userId, log);
   await pool.query(
     'vacuum analyze findings_exploit_scanner, findings_exploit_db, findings_leakcheck, finding_sightings, targets, scans',
   );
   return { scanId, targetIds, counts };
+}
+
+/** Days of scan history seedScanHistory writes: a month of daily scans. */
+export const HISTORY_SCANS = 30;
+
+/**
+ * A month of earlier daily scans over every host of the user's CVE findings (finished after the
+ * bulk scan was created, so that one stays the user's first), each seeing four technologies per
+ * host: one the host has a CVE finding for, and nginx, jQuery and PHP whose versions change over the
+ * month (about 7 rows a host in technology_sightings, folded in by migration 0025's triggers as
+ * each scan is marked done). The exploit_db list of technologies without a CVE then has a history
+ * to read, as a customer's has. Idempotent: a user who has sightings already is left alone.
+ */
+export async function seedScanHistory(pool: pg.Pool, userId: string, log = (_m: string) => {}) {
+  const { rows: has } = await pool.query('select 1 from technology_sightings where user_id = $1 limit 1', [
+    userId,
+  ]);
+  if (has.length) return;
+  log(`seeding ${HISTORY_SCANS} scans of history`);
+  const { rows: history } = await pool.query<{ id: string; day: number }>(
+    `insert into scans (user_id, status, target_type, scan_type, subclasses, started_at, percent)
+     select $1, 'running', 'domain', 'full', '{exploit_db}', now() - d * interval '1 day', 50
+     from generate_series(1, $2::int) d returning id, extract(day from now() - started_at)::int as day`,
+    [userId, HISTORY_SCANS],
+  );
+  for (const { id, day } of history) {
+    await pool.query(
+      `insert into scan_targets (scan_id, target_id) select $1, id from targets where user_id = $2`,
+      [id, userId],
+    );
+    await pool.query(
+      `insert into scan_scope (scan_id, name, kind, main_domain, ip_addresses, opened_ports, services, technologies, emails, cnames, urls)
+       select $1, h.host, 'subdomain', h.main_domain, '{}', '{443}', '[]',
+         jsonb_build_array(
+           jsonb_build_object('name', h.tech, 'version', h.version),
+           jsonb_build_object('name', 'nginx', 'version', '1.' || (20 + $3::int / 10) || '.0'),
+           jsonb_build_object('name', 'jQuery', 'version', '3.' || (length(h.host) % 7) || '.1'),
+           jsonb_build_object('name', 'PHP', 'version', '8.' || ($3::int / 15) || '.2')),
+         '{}', '{}', '{}'
+       from (select host, min(main_domain) as main_domain, min(tech) as tech, min(version) as version
+             from findings_exploit_db where user_id = $2 and cve <> '' group by host) h`,
+      [id, userId, day],
+    );
+    await pool.query(
+      `update scans set status = 'done', percent = 100, finished_at = started_at + interval '1 hour' where id = $1`,
+      [id],
+    );
+  }
+  await pool.query('vacuum analyze scan_scope, scan_targets, technology_sightings');
 }
