@@ -1,9 +1,9 @@
 /**
  * What the scale-out and soak benches share: the lab on a free loopback /24, one PostgreSQL (the
  * embedded one, or DATABASE_URL's), the API in the bench process, worker processes running the
- * production build as `start:worker` does (BENCH_WORKER_NODE_ARGS adds Node flags to them, e.g.
- * `--cpu-prof --cpu-prof-dir=/tmp/prof`), a user with the lab's three domains verified, and the
- * scan workload.
+ * production build as `start:worker` does (with its Node flags; BENCH_WORKER_NODE_ARGS adds more,
+ * e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`), a user with the lab's three domains verified, and
+ * the scan workload.
  *
  * The default scan is what a user gets: a full scan (every class) with the product's default port
  * list (top100) and the whole built-in subdomain wordlist (2,809 names brute-forced per domain
@@ -13,7 +13,7 @@
  * network round trip away); the workload's description says which was run.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -32,6 +32,25 @@ export const benchLog =
   (tag: string) =>
   (msg: string): void =>
     console.log(`[${tag} ${new Date().toISOString().slice(11, 19)}] ${msg}`);
+
+/**
+ * The Node flags `npm run start:worker` starts the worker role with (root package.json: the
+ * options between `node` and the script it runs), so the bench's workers run as deployed ones do.
+ */
+export function startWorkerNodeFlags(root = repoRoot): string[] {
+  const scripts = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).scripts as Record<
+    string,
+    string
+  >;
+  const [node, ...words] = (scripts['start:worker'] ?? '').trim().split(/\s+/);
+  if (node !== 'node') return [];
+  const flags: string[] = [];
+  for (const w of words) {
+    if (!w.startsWith('-')) break;
+    flags.push(w);
+  }
+  return flags;
+}
 
 export interface Worker {
   child: ChildProcess;
@@ -79,8 +98,12 @@ export async function startBenchCluster(tag: string) {
     builtServerEntry(entry: string): Promise<string>;
   };
   const workerEntry = await builtServerEntry('main-worker');
-  // BENCH_WORKER_NODE_ARGS: Node flags for the workers only (e.g. `--cpu-prof --cpu-prof-dir=/tmp/p`).
-  const workerNodeArgs = (process.env.BENCH_WORKER_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+  // start:worker's Node flags, then BENCH_WORKER_NODE_ARGS: more for the workers only (e.g.
+  // `--cpu-prof --cpu-prof-dir=/tmp/p`).
+  const workerNodeArgs = [
+    ...startWorkerNodeFlags(),
+    ...(process.env.BENCH_WORKER_NODE_ARGS ?? '').split(/\s+/).filter(Boolean),
+  ];
   const dataDir = mkdtempSync(path.join(os.tmpdir(), `perimeter-${tag}-`));
   const config = loadConfig({
     ...process.env,
