@@ -64,25 +64,7 @@ export async function listTechnologiesWithoutCve(
   if (body.severity?.length && !body.severity.includes('informational')) return { rows: [], total: 0 };
   const direction = body.sort_order === 'asc' ? 'asc' : 'desc';
   if (!scanId) return listSightingsWithoutCve(db, userId, body, page, direction);
-  const filters: SQL[] = [sql`true`];
-  if (body.main_domain_filter_opt)
-    filters.push(
-      textMatch(
-        sql.raw('main_domain'),
-        body.main_domain_filter_opt.domain_filter,
-        body.main_domain_filter_opt.is_contains,
-        true,
-      ),
-    );
-  if (body.subdomain_filter_opt)
-    filters.push(
-      textMatch(
-        sql.raw('subdomain'),
-        body.subdomain_filter_opt.subdomain_filter,
-        body.subdomain_filter_opt.is_contains,
-        true,
-      ),
-    );
+  const filters = [sql`true`, ...hostFilters(body, sql.raw('subdomain'))];
   const sortExpr = TECH_SORT[body.sort_key ?? 'tech'] ?? 'lower(tech)';
   const orderBy = sql.raw(`${sortExpr} ${direction}, host ${direction}, id ${direction}`);
   const typeFilter = body.targets_type ? sql`and s.target_type = ${body.targets_type}` : sql``;
@@ -98,8 +80,7 @@ export async function listTechnologiesWithoutCve(
     ), techs as (
       select md5(${userId} || '|' || host || '|' || lower(tech) || '|' || version)::uuid as id,
         host, main_domain,
-        case when host = main_domain or right(host, length(main_domain) + 1) <> '.' || main_domain then ''
-          else left(host, length(host) - length(main_domain) - 1) end as subdomain,
+        ${sql.raw(SUBDOMAIN)} as subdomain,
         min(tech) as tech, version, min(at) as first_seen, max(at) as last_seen,
         (array_agg(scan_id order by at desc))[1] as last_scan_id
       from seen
@@ -188,24 +169,7 @@ async function listSightingsWithoutCve(
 ): Promise<{ rows: TechnologyRow[]; total: number }> {
   const where: SQL[] = [sql`user_id = ${userId}::uuid`, sql`not has_cve`];
   if (body.targets_type) where.push(sql`${body.targets_type} = any(target_types)`);
-  if (body.main_domain_filter_opt)
-    where.push(
-      textMatch(
-        sql.raw('main_domain'),
-        body.main_domain_filter_opt.domain_filter,
-        body.main_domain_filter_opt.is_contains,
-        true,
-      ),
-    );
-  if (body.subdomain_filter_opt)
-    where.push(
-      textMatch(
-        sql.raw(`(${SUBDOMAIN})`),
-        body.subdomain_filter_opt.subdomain_filter,
-        body.subdomain_filter_opt.is_contains,
-        true,
-      ),
-    );
+  where.push(...hostFilters(body, sql.raw(`(${SUBDOMAIN})`)));
   const sortColumn = SIGHTINGS_SORT[body.sort_key ?? 'tech'] ?? 'tech_key';
   const orderBy = sql.raw(`${sortColumn} ${direction}, host ${direction}, id ${direction}`);
   const result = await db.execute<RawTechnology & { total: number }>(sql`
@@ -225,4 +189,18 @@ async function listSightingsWithoutCve(
     sql`select count(*)::int as n from ${technologySightings} where ${and(...where)}`,
   );
   return { rows: [], total: counted.rows[0]?.n ?? 0 };
+}
+
+/** The main domain and subdomain filters of a technologies list (`subdomain`: its column or expression). */
+function hostFilters(body: TAllEventsBody, subdomain: SQL): SQL[] {
+  const out: SQL[] = [];
+  if (body.main_domain_filter_opt) {
+    const f = body.main_domain_filter_opt;
+    out.push(textMatch(sql.raw('main_domain'), f.domain_filter, f.is_contains, true));
+  }
+  if (body.subdomain_filter_opt) {
+    const f = body.subdomain_filter_opt;
+    out.push(textMatch(subdomain, f.subdomain_filter, f.is_contains, true));
+  }
+  return out;
 }
