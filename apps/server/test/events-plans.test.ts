@@ -109,6 +109,25 @@ describe('events query plans (every sort key and every filter, both orders)', ()
     }
   }, 120_000);
 
+  it('walk technologies without a CVE in their sort index, with no sort at all (0025)', async () => {
+    const pool = t.runtime.ctx.database.pool;
+    const cases = benchCases().filter((c) => c.label.startsWith('exploit_db without CVE'));
+    expect(cases.length).toBe(6);
+    for (const c of cases) {
+      const [page] = await explainCase(pool, userId, c, bulk.scanId);
+      const nodes = planNodes(page!.plan);
+      const shape = `${c.label}: ${planShape(page!.plan)}`;
+      expect(
+        nodes.filter((n) => /Sort/.test(n['Node Type'] ?? '')),
+        shape,
+      ).toEqual([]);
+      expect(
+        nodes.some((n) => n['Index Name']?.startsWith('tsi_user_')),
+        shape,
+      ).toBe(true);
+    }
+  }, 120_000);
+
   it('fails on a plan without its index (the guard itself)', async () => {
     const pool = t.runtime.ctx.database.pool;
     const c: EventsCase = {

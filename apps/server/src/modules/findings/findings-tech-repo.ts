@@ -171,7 +171,8 @@ async function listSightingsWithoutCve(
   if (body.targets_type) where.push(sql`${body.targets_type} = any(target_types)`);
   where.push(...hostFilters(body, sql.raw(`(${SUBDOMAIN})`)));
   const sortColumn = SIGHTINGS_SORT[body.sort_key ?? 'tech'] ?? 'tech_key';
-  const orderBy = sql.raw(`${sortColumn} ${direction}, host ${direction}, id ${direction}`);
+  // Qualified: a bare `id` would be the selected id::text, sorted apart from the index's uuid.
+  const orderBy = sql.raw(`t.${sortColumn} ${direction}, t.host ${direction}, t.id ${direction}`);
   const result = await db.execute<RawTechnology & { total: number }>(sql`
     select id::text as id, md5(host || '|' || tech_key || '|' || version) as fingerprint,
       (select st.target_id from ${scanTargets} st where st.scan_id = t.last_scan_id
