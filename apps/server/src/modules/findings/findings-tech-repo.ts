@@ -29,20 +29,6 @@ export interface TechnologyRow {
   lastSeen: Date;
 }
 
-/** Sort keys of exploit_db mapped onto the derived technology rows (whitelisted column names). */
-const TECH_SORT: Record<string, string> = {
-  tech: 'lower(tech)',
-  version: 'version',
-  main_domain: 'main_domain',
-  add_ts: 'first_seen',
-  last_update_ts: 'last_seen',
-  last_check_ts: 'last_seen',
-  info_created_ts: 'first_seen',
-  info_updated_ts: 'last_seen',
-  cve: 'lower(tech)',
-  severity: 'lower(tech)',
-};
-
 /**
  * exploit_db with `vulnerabilities_existence: without`: the technologies (name + version per host)
  * the user's finished scans detected (scan_scope.technologies) for which no exploit_db finding — a
@@ -65,8 +51,8 @@ export async function listTechnologiesWithoutCve(
   const direction = body.sort_order === 'asc' ? 'asc' : 'desc';
   if (!scanId) return listSightingsWithoutCve(db, userId, body, page, direction);
   const filters = [sql`true`, ...hostFilters(body, sql.raw('subdomain'))];
-  const sortExpr = TECH_SORT[body.sort_key ?? 'tech'] ?? 'lower(tech)';
-  const orderBy = sql.raw(`${sortExpr} ${direction}, host ${direction}, id ${direction}`);
+  const sortColumn = TECH_SORT[body.sort_key ?? 'tech'] ?? 'tech_key';
+  const orderBy = sql.raw(`${sortColumn} ${direction}, host ${direction}, id ${direction}`);
   const typeFilter = body.targets_type ? sql`and s.target_type = ${body.targets_type}` : sql``;
   const result = await db.execute<RawTechnology & { total: number }>(sql`
     with seen as (
@@ -79,7 +65,7 @@ export async function listTechnologiesWithoutCve(
         and s.id = ${scanId}::uuid ${typeFilter}
     ), techs as (
       select md5(${userId} || '|' || host || '|' || lower(tech) || '|' || version)::uuid as id,
-        host, main_domain,
+        host, main_domain, lower(tech) as tech_key,
         ${sql.raw(SUBDOMAIN)} as subdomain,
         min(tech) as tech, version, min(at) as first_seen, max(at) as last_seen,
         (array_agg(scan_id order by at desc))[1] as last_scan_id
@@ -138,8 +124,12 @@ const technologyRow = (r: RawTechnology): TechnologyRow => ({
   lastSeen: new Date(r.last_seen),
 });
 
-/** technology_sightings' column of each sort key (each with a partial index: migration 0025). */
-const SIGHTINGS_SORT: Record<string, string> = {
+/**
+ * The column of each exploit_db sort key in a technologies list (whitelisted names): in
+ * technology_sightings each has a partial index (migration 0025); the one-scan list's rows have the
+ * same columns.
+ */
+const TECH_SORT: Record<string, string> = {
   tech: 'tech_key',
   version: 'version',
   main_domain: 'main_domain',
@@ -170,7 +160,7 @@ async function listSightingsWithoutCve(
   const where: SQL[] = [sql`user_id = ${userId}::uuid`, sql`not has_cve`];
   if (body.targets_type) where.push(sql`${body.targets_type} = any(target_types)`);
   where.push(...hostFilters(body, sql.raw(`(${SUBDOMAIN})`)));
-  const sortColumn = SIGHTINGS_SORT[body.sort_key ?? 'tech'] ?? 'tech_key';
+  const sortColumn = TECH_SORT[body.sort_key ?? 'tech'] ?? 'tech_key';
   // Qualified: a bare `id` would be the selected id::text, sorted apart from the index's uuid.
   const orderBy = sql.raw(`t.${sortColumn} ${direction}, t.host ${direction}, t.id ${direction}`);
   const result = await db.execute<RawTechnology & { total: number }>(sql`
