@@ -60,42 +60,28 @@ export function connectDatabase(url: string, max = 10, { sessionStatements = fal
       ? async (client: pg.PoolClient) => void (await client.query(settings.join('; ')))
       : undefined;
   const custom = sessionStatements ? [CUSTOM_PLANS] : [];
-  const pool = new pg.Pool({
-    connectionString: url,
-    max,
-    idleTimeoutMillis: 30_000,
-    maxUses,
-    onConnect: setUp(custom),
-  } as pg.PoolConfig);
-  // An idle client losing its connection must not crash the process.
-  pool.on('error', () => {});
-  // Nor one checked out (a transaction between statements, a held lock): pg-pool takes its own
-  // listener off while a client is out, and the 'error' of a connection the server ends (a restart,
-  // a failover) then has no listener. The holder sees the failure on its next query; the pool drops
-  // the broken client when it comes back.
-  pool.on('connect', (client) => client.on('error', () => {}));
+  const openPool = (size: number, settings: string[]) => {
+    const opened = new pg.Pool({
+      connectionString: url,
+      max: size,
+      idleTimeoutMillis: 30_000,
+      maxUses,
+      onConnect: setUp(settings),
+    } as pg.PoolConfig);
+    // An idle client losing its connection must not crash the process.
+    opened.on('error', () => {});
+    // Nor one checked out (a transaction between statements, a held lock): pg-pool takes its own
+    // listener off while a client is out, and the 'error' of a connection the server ends (a
+    // restart, a failover) then has no listener. The holder sees the failure on its next query; the
+    // pool drops the broken client when it comes back.
+    opened.on('connect', (client) => client.on('error', () => {}));
+    return opened;
+  };
+  const pool = openPool(max, custom);
   const db = drizzle(pool, { schema });
-  const bitmapPool = new pg.Pool({
-    connectionString: url,
-    max: Math.max(2, Math.ceil(max / 2)),
-    idleTimeoutMillis: 30_000,
-    maxUses,
-    onConnect: setUp(['set enable_indexscan = off', ...custom]),
-  } as pg.PoolConfig);
-  bitmapPool.on('error', () => {});
-  bitmapPool.on('connect', (client) => client.on('error', () => {}));
+  const bitmapPool = openPool(Math.max(2, Math.ceil(max / 2)), ['set enable_indexscan = off', ...custom]);
   const bitmapDb = drizzle(bitmapPool, { schema });
-  const genericPool = sessionStatements
-    ? new pg.Pool({
-        connectionString: url,
-        max,
-        idleTimeoutMillis: 30_000,
-        maxUses,
-        onConnect: setUp([GENERIC_PLANS]),
-      } as pg.PoolConfig)
-    : undefined;
-  genericPool?.on('error', () => {});
-  genericPool?.on('connect', (client) => client.on('error', () => {}));
+  const genericPool = sessionStatements ? openPool(max, [GENERIC_PLANS]) : undefined;
   const generic = genericPool && drizzle(genericPool, { schema });
   if (sessionStatements) {
     nameStatementsOn(db);
