@@ -12,6 +12,10 @@
  * tree: run nothing else on that cluster meanwhile), p99, requests per second, errors, the load
  * average; per pair, B's ratio to A. CPU per request is what a busy machine distorts least.
  *
+ * Per round, besides the p99 of all requests: the p99 of those sent over a connection already open
+ * (each client's first left out) and the slowest first request, which waited for its connection to
+ * be accepted (openingAndSteady in @perimeter/lab/bench).
+ *
  * Options: --pairs (8), --seconds (10), --clients (200), --warmup (5 s), --findings (1,000,000),
  * --a-node / --b-node (Node flags of that server, e.g. `--max-semi-space-size=64`; `--cpu-prof` writes
  * a profile of that server's whole run into its apps/server directory when it stops), --a-db / --b-db
@@ -27,6 +31,7 @@ import { parseArgs } from 'node:util';
 import {
   loadAverage,
   median,
+  openingAndSteady,
   overRoundP99,
   percentile,
   processCpuSeconds,
@@ -121,6 +126,9 @@ interface Round {
   requests: number;
   errors: number;
   p99: number;
+  /** The p99 of the requests over open connections, and the slowest first request (events-load.ts). */
+  steadyP99: number;
+  openingMax: number;
   rate: number;
   apiUs: number;
   pgUs: number;
@@ -146,6 +154,7 @@ async function round(s: Side, clients: number, seconds: number): Promise<Round> 
   const headers = headersOf(s.ready.token);
   const times: number[] = [];
   const byCase = s.cases.map(() => [] as number[]);
+  const byClient = Array.from({ length: clients }, () => [] as number[]);
   let errors = 0;
   const gc0 = await gcMsOf(s);
   const api0 = processCpuSeconds(s.child.pid) ?? Number.NaN;
@@ -165,6 +174,7 @@ async function round(s: Side, clients: number, seconds: number): Promise<Round> 
           const ms = performance.now() - t0;
           times.push(ms);
           byCase[i]!.push(ms);
+          byClient[client]!.push(ms);
           if (res.statusCode !== 200) errors++;
         } catch {
           errors++;
@@ -179,11 +189,14 @@ async function round(s: Side, clients: number, seconds: number): Promise<Round> 
   const gc = (await gcMsOf(s)) - gc0;
   await pool.close();
   const n = times.length;
+  const { opening, steady } = openingAndSteady(byClient);
   return {
     side: s.name,
     requests: n,
     errors,
     p99: percentile(times, 99),
+    steadyP99: percentile(steady, 99),
+    openingMax: Math.max(...opening),
     rate: n / elapsed,
     apiUs: (api * 1e6) / n,
     pgUs: (pg * 1e6) / n,
@@ -203,7 +216,7 @@ function peakRssMb(pid: number | undefined): string {
 
 const show = (r: Round, label: string) =>
   console.log(
-    `${label.padEnd(4)} ${r.side}: ${String(r.requests).padStart(6)} req ${r.rate.toFixed(0).padStart(4)}/s p99 ${r.p99.toFixed(0).padStart(5)} ms errors ${r.errors}  API ${r.apiUs.toFixed(0).padStart(5)} µs (GC ${r.gcUs.toFixed(0).padStart(3)})  PG ${r.pgUs.toFixed(0).padStart(4)} µs  load-gen ${r.loadUs.toFixed(0).padStart(4)} µs  (load ${r.load})`,
+    `${label.padEnd(4)} ${r.side}: ${String(r.requests).padStart(6)} req ${r.rate.toFixed(0).padStart(4)}/s p99 ${r.p99.toFixed(0).padStart(5)} ms (open ${r.steadyP99.toFixed(0).padStart(5)}, first ≤ ${r.openingMax.toFixed(0).padStart(5)}) errors ${r.errors}  API ${r.apiUs.toFixed(0).padStart(5)} µs (GC ${r.gcUs.toFixed(0).padStart(3)})  PG ${r.pgUs.toFixed(0).padStart(4)} µs  load-gen ${r.loadUs.toFixed(0).padStart(4)} µs  (load ${r.load})`,
   );
 
 /**
@@ -303,7 +316,7 @@ async function main() {
       median(rounds.filter((r) => r.side === side).map(pick)).toFixed(0);
     for (const side of ['A', 'B'])
       console.log(
-        `median ${side}: API ${of(side, (r) => r.apiUs)} µs (GC ${of(side, (r) => r.gcUs)}), PG ${of(side, (r) => r.pgUs)} µs, load-gen ${of(side, (r) => r.loadUs)} µs, p99 ${of(side, (r) => r.p99)} ms, ${of(side, (r) => r.rate)} req/s, errors ${rounds.filter((r) => r.side === side).reduce((n, r) => n + r.errors, 0)}`,
+        `median ${side}: API ${of(side, (r) => r.apiUs)} µs (GC ${of(side, (r) => r.gcUs)}), PG ${of(side, (r) => r.pgUs)} µs, load-gen ${of(side, (r) => r.loadUs)} µs, p99 ${of(side, (r) => r.p99)} ms (over open connections ${of(side, (r) => r.steadyP99)} ms), ${of(side, (r) => r.rate)} req/s, errors ${rounds.filter((r) => r.side === side).reduce((n, r) => n + r.errors, 0)}`,
       );
     const m = (pick: (r: (typeof ratios)[number]) => number) => median(ratios.map(pick)).toFixed(3);
     const lower = (pick: (r: (typeof ratios)[number]) => number) => ratios.filter((r) => pick(r) < 1).length;

@@ -11,7 +11,7 @@
  *    p99 is about clients ÷ throughput); with `thinkMs` each client waits a random 0.5–1.5 × thinkMs
  *    after each answer, as a person reading a page does.
  */
-import { interleaveOrder, loadAverage, percentile } from '@perimeter/lab/bench';
+import { interleaveOrder, loadAverage, openingAndSteady, percentile } from '@perimeter/lab/bench';
 import { Pool } from 'undici';
 
 export interface LoadCase {
@@ -45,6 +45,14 @@ export interface ConcurrentRound {
   statuses: Record<string, number>;
   p50: number;
   p99: number;
+  /**
+   * The p99 of the requests sent over a connection already open (each client's first left out),
+   * and the p50 and slowest of those first ones: they wait for the server to accept their
+   * connection, one per turn of its event loop (openingAndSteady in @perimeter/lab/bench).
+   */
+  steadyP99: number;
+  openingP50: number;
+  openingMax: number;
   rate: number;
   load: string;
   /** CPU seconds the load generator itself used in the round. */
@@ -112,6 +120,7 @@ async function concurrent(): Promise<ConcurrentRound[]> {
     const load = loadAverage();
     const pool = new Pool(plan.origin, { connections: plan.clients, pipelining: 1 });
     const times: number[] = [];
+    const byClient = Array.from({ length: plan.clients }, () => [] as number[]);
     const statuses: Record<string, number> = {};
     let errors = 0;
     const cpu = process.cpuUsage();
@@ -124,6 +133,7 @@ async function concurrent(): Promise<ConcurrentRound[]> {
           try {
             const r = await call(pool, c, false);
             times.push(r.ms);
+            byClient[client]?.push(r.ms);
             statuses[r.status] = (statuses[r.status] ?? 0) + 1;
             if (r.status !== 200) errors++;
           } catch (err) {
@@ -138,12 +148,16 @@ async function concurrent(): Promise<ConcurrentRound[]> {
     const elapsed = (performance.now() - started) / 1000;
     const used = process.cpuUsage(cpu);
     await pool.close();
+    const { opening, steady } = openingAndSteady(byClient);
     rounds.push({
       requests: times.length,
       errors,
       statuses,
       p50: percentile(times, 50),
       p99: percentile(times, 99),
+      steadyP99: percentile(steady, 99),
+      openingP50: percentile(opening, 50),
+      openingMax: Math.max(...opening),
       rate: times.length / elapsed,
       load,
       cpuSeconds: (used.user + used.system) / 1e6,

@@ -142,6 +142,24 @@ export function overRoundP99(rounds: readonly (readonly (readonly number[])[])[]
 }
 
 /**
+ * A closed-loop round's latencies split in two (`byClient[k]`: client k's requests in the order
+ * sent): each client's first request, which opened its connection and waited for the server to
+ * accept it, and every later one, sent over a connection already open. Node accepts one connection
+ * per turn of its event loop (libuv since 1.45), so when a round starts 200 connections at a
+ * saturated server the first requests wait for up to 200 turns: a tail of their own, apart from
+ * the steady state's.
+ */
+export function openingAndSteady(byClient: readonly (readonly number[])[]): {
+  opening: number[];
+  steady: number[];
+} {
+  return {
+    opening: byClient.flatMap((times) => times.slice(0, 1)),
+    steady: byClient.flatMap((times) => times.slice(1)),
+  };
+}
+
+/**
  * The order in which the sides run, round by round: forwards on even rounds, backwards on odd
  * ones (A B C, C B A, A B C, …), so that no side always runs first or right after another.
  */

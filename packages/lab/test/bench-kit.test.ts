@@ -6,6 +6,7 @@ import {
   interleaved,
   interleaveOrder,
   median,
+  openingAndSteady,
   overRoundP99,
   percentile,
   subnetIsFree,
@@ -33,6 +34,13 @@ describe('bench kit', () => {
     expect(overRoundP99([round1])).toEqual([0, 1]);
     expect(overRoundP99([round1, round2])).toEqual([1, 1]);
     expect(overRoundP99([])).toEqual([]);
+  });
+
+  it('splits a closed loop into each client’s first request and the rest', () => {
+    expect(openingAndSteady([[900, 10, 12], [800], [], [700, 11]])).toEqual({
+      opening: [900, 800, 700],
+      steady: [10, 12, 11],
+    });
   });
 
   it('interleaves the sides forwards then backwards, the same number of runs each', async () => {
