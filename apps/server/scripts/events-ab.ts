@@ -21,7 +21,11 @@
  * a profile of that server's whole run into its apps/server directory when it stops), --a-db / --b-db
  * (that server's DATABASE_URL instead of the shared one: a copy of the cluster each, when one side's
  * migrations change the schema the other must not see — e.g. dropped indexes), --compare-only,
- * --by-case (where each side's tail comes from: the cases most often over their round's p99).
+ * --by-case (where each side's tail comes from: the cases most often over their round's p99),
+ * --a-procs / --b-procs (N ≥ 1: that side's server is a node:cluster primary holding the listening
+ * socket and handing connections round-robin to N worker processes, each running the server;
+ * NODE_CLUSTER_SCHED_POLICY=none lets the workers accept themselves. The side's API CPU is then the
+ * primary's and its workers', and its peak RSS the primary's alone).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -34,7 +38,6 @@ import {
   openingAndSteady,
   overRoundP99,
   percentile,
-  processCpuSeconds,
   processTreeCpuSeconds,
 } from '@perimeter/lab/bench';
 import { Pool } from 'undici';
@@ -50,10 +53,16 @@ interface Ready {
 /** The server side of a checkout (events-ab-server.ts): run from this checkout, it loads the other's code. */
 const serverScript = path.join(path.dirname(fileURLToPath(import.meta.url)), 'events-ab-server.ts');
 
-function startServer(checkout: string, nodeFlags: string[], findings: number, databaseUrl: string) {
+function startServer(
+  checkout: string,
+  nodeFlags: string[],
+  findings: number,
+  databaseUrl: string,
+  processes: number,
+) {
   const child = spawn(
     process.execPath,
-    [...nodeFlags, '--import', 'tsx', serverScript, checkout, String(findings)],
+    [...nodeFlags, '--import', 'tsx', serverScript, checkout, String(findings), String(processes)],
     {
       cwd: path.join(checkout, 'apps/server'),
       env: { ...process.env, DATABASE_URL: databaseUrl, BENCH_REUSE: '1' },
@@ -157,7 +166,7 @@ async function round(s: Side, clients: number, seconds: number): Promise<Round> 
   const byClient = Array.from({ length: clients }, () => [] as number[]);
   let errors = 0;
   const gc0 = await gcMsOf(s);
-  const api0 = processCpuSeconds(s.child.pid) ?? Number.NaN;
+  const api0 = processTreeCpuSeconds(s.child.pid) ?? Number.NaN;
   const pg0 = processTreeCpuSeconds(s.ready.pgPid) ?? Number.NaN;
   const cpu = process.cpuUsage();
   const started = performance.now();
@@ -184,7 +193,7 @@ async function round(s: Side, clients: number, seconds: number): Promise<Round> 
   );
   const elapsed = (performance.now() - started) / 1000;
   const used = process.cpuUsage(cpu);
-  const api = (processCpuSeconds(s.child.pid) ?? Number.NaN) - api0;
+  const api = (processTreeCpuSeconds(s.child.pid) ?? Number.NaN) - api0;
   const pg = (processTreeCpuSeconds(s.ready.pgPid) ?? Number.NaN) - pg0;
   const gc = (await gcMsOf(s)) - gc0;
   await pool.close();
@@ -258,6 +267,8 @@ async function main() {
       'a-node': { type: 'string', default: '' },
       'b-node': { type: 'string', default: '' },
       'a-db': { type: 'string' },
+      'a-procs': { type: 'string', default: '0' },
+      'b-procs': { type: 'string', default: '0' },
       'b-db': { type: 'string' },
       pairs: { type: 'string', default: '8' },
       seconds: { type: 'string', default: '10' },
@@ -273,14 +284,20 @@ async function main() {
   const flags = (s: string) => s.split(' ').filter(Boolean);
   const findings = Number(values.findings);
   const sides: Side[] = [];
-  for (const [name, checkout, node, db] of [
-    ['A', values.a, values['a-node'], values['a-db'] ?? process.env.DATABASE_URL!],
-    ['B', values.b, values['b-node'], values['b-db'] ?? process.env.DATABASE_URL!],
+  for (const [name, checkout, node, db, procs] of [
+    ['A', values.a, values['a-node'], values['a-db'] ?? process.env.DATABASE_URL!, values['a-procs']],
+    ['B', values.b, values['b-node'], values['b-db'] ?? process.env.DATABASE_URL!, values['b-procs']],
   ] as const) {
-    const { child, ready } = await startServer(path.resolve(checkout), flags(node), findings, db);
+    const { child, ready } = await startServer(
+      path.resolve(checkout),
+      flags(node),
+      findings,
+      db,
+      Number(procs),
+    );
     sides.push({ name, child, ready, cases: casesOf(ready) });
     console.log(
-      `${name}: ${checkout} ${node} on ${ready.address} (pid ${child.pid}${values[name === 'A' ? 'a-db' : 'b-db'] ? `, ${db}` : ''})`,
+      `${name}: ${checkout} ${node}${Number(procs) ? ` primary + ${procs} workers` : ''} on ${ready.address} (pid ${child.pid}${values[name === 'A' ? 'a-db' : 'b-db'] ? `, ${db}` : ''})`,
     );
   }
   const [a, b] = sides as [Side, Side];
