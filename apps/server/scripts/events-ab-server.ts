@@ -5,8 +5,9 @@
  * (IPC); answers 'gc' with its garbage collection's time so far. Only Node's own modules are imported here: everything else is the checkout's.
  *
  * With `processes` ≥ 1 this process is a cluster primary holding the listening socket and that many
- * worker processes each run the server (node:cluster, round-robin), as PERIMETER_API_PROCESSES deploys
- * the API; 'gc' answers the workers' sum.
+ * worker processes each run the server (node:cluster, round-robin): a measurement of a multi-process
+ * API, which the product does not deploy (session 20 measured no gain on 2 cores:
+ * docs/benchmarks.md); 'gc' answers the workers' sum.
  */
 import cluster from 'node:cluster';
 import { randomBytes } from 'node:crypto';

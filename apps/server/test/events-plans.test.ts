@@ -334,7 +334,9 @@ describe('events round trips', () => {
     const prepared = preparedPageStatements(shared as never) + preparedPageStatements(sharedBitmap as never);
     expect(prepared).toBeGreaterThan(50);
     expect(prepared).toBeLessThan(runs.length);
-  }, 120_000);
+    // ~2,500 statements: 17 s on the embedded database, 45–53 s on Debian's PostgreSQL 15 in CI, 120 s
+    // and over with the machine's cores shared by other work (a rehearsal failed on that).
+  }, 360_000);
 
   it('read a remembered total’s few matches on sessions planned without plain index scans', async () => {
     const { db, bitmapDb } = t.runtime.ctx.database;
