@@ -211,7 +211,15 @@ export async function startBenchCluster(tag: string) {
       const ref = { target_type: 'domain', user_target_id: added.added[0]?.user_target_id as string };
       const txt = await call<{ value: string }>('POST', '/main/user_target/get_verification_txt', token, ref);
       lab.setTxt(`_perimeter.${domain}`, [txt.value]);
-      await call('POST', '/main/user_target/check_verification', token, ref);
+      // Unverified, every start of its scans would be refused (403) later on, far from the cause
+      // (a TXT lookup of the lab timed out on a loaded machine): stop here and say so.
+      const check = await call<{ verified: boolean }>(
+        'POST',
+        '/main/user_target/check_verification',
+        token,
+        ref,
+      );
+      if (!check.verified) throw new Error(`${domain} did not verify against the lab's TXT record`);
       targetIds.push(ref.user_target_id);
     }
     return { token, targetIds };

@@ -435,13 +435,10 @@ describe('events filters', () => {
     const running = await createScan(api, targetId);
     await saveScope(db, running.id, [{ ...hostOf('v'), technologies: [{ name: 'Go', version: '1.22' }] }]);
 
-    const list = await events({
-      scan_subclass: 'exploit_db',
-      vulnerabilities_existence: 'without',
-      main_domain_filter_opt: { domain_filter: 'tech.example.net', is_contains: false },
-      sort_key: 'tech',
-      sort_order: 'asc',
-    });
+    const tech = { scan_subclass: 'exploit_db', vulnerabilities_existence: 'without' } as const;
+    const onTech = { main_domain_filter_opt: { domain_filter: 'tech.example.net', is_contains: false } };
+    const withoutCve = { ...tech, ...onTech, sort_key: 'tech', sort_order: 'asc' };
+    const list = await events(withoutCve);
     expect(list.total).toBe(5);
     expect(
       list.items.map((i) => [
@@ -473,18 +470,10 @@ describe('events filters', () => {
     expect((await pool.query(folded, [userId])).rows).toEqual(before.rows);
     // Read from the folded rows, not the scopes: with those scopes gone, the list is the same.
     await pool.query(`delete from scan_scope where name like '%.tech.example.net'`);
-    const again = await events({
-      scan_subclass: 'exploit_db',
-      vulnerabilities_existence: 'without',
-      main_domain_filter_opt: { domain_filter: 'tech.example.net', is_contains: false },
-      sort_key: 'tech',
-      sort_order: 'asc',
-    });
+    const again = await events(withoutCve);
     expect(again).toEqual(list);
 
     // A CVE finding found later for PHP on y takes it off the list; deleted (its target's), back.
-    const tech = { scan_subclass: 'exploit_db', vulnerabilities_existence: 'without' } as const;
-    const onTech = { main_domain_filter_opt: { domain_filter: 'tech.example.net', is_contains: false } };
     const later = await createScan(api, targetId);
     await upsertFindings(db, later.id, userId, {
       exploit_scanner: [],
