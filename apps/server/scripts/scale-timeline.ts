@@ -9,6 +9,7 @@
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { median as medianOf } from '@perimeter/lab/bench';
 
 interface JobRow {
   id: string;
@@ -45,12 +46,8 @@ if (!files.length) {
   process.exit(2);
 }
 
-const median = (xs: number[]) => {
-  const s = xs.filter(Number.isFinite).sort((a, b) => a - b);
-  if (!s.length) return Number.NaN;
-  const m = s.length >> 1;
-  return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
-};
+/** The median of the finite values (a stage a scan did not run is NaN). */
+const median = (xs: number[]) => medianOf(xs.filter(Number.isFinite));
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
 const s1 = (ms: number) => (ms / 1000).toFixed(1);
 
