@@ -4,6 +4,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sessionState } from '../src/modules/auth/auth-repo.ts';
 import { listFindings } from '../src/modules/findings/findings-repo.ts';
+import { listTechnologiesWithoutCve } from '../src/modules/findings/findings-tech-repo.ts';
 import { client, createTestApp, type TestApp } from './support/app.ts';
 import { signUpWithBulkFindings } from './support/bulk-user.ts';
 import { startPgProxy } from './support/pg-proxy.ts';
@@ -142,6 +143,47 @@ describe('remembered events totals', () => {
     await worker.query('delete from targets where id = $1', [rows[0]!.id]);
     expect((await page(t, byType)).targetsRead).toBe(true);
     expect((await page(t, byType)).targetsRead).toBe(false);
+  });
+
+  it('remember the technologies-without-CVE total until a technology of the user changes anywhere', async () => {
+    /** The user's technologies without a CVE through the repository with the app's memo. */
+    const technologies = async () => {
+      const sent: string[] = [];
+      const db = drizzle(t.runtime.ctx.database.pool, { logger: { logQuery: (q) => sent.push(q) } });
+      const list = await listTechnologiesWithoutCve(
+        db as never,
+        userId,
+        { scan_subclass: 'exploit_db', vulnerabilities_existence: 'without', sort_key: 'tech' },
+        { limit: 10, offset: 0 },
+        undefined,
+        t.runtime.ctx.findingsMemo.memo(userId),
+      );
+      return { total: list.total, counted: sent.some((q) => /count\(\*\)/.test(q)) };
+    };
+    const first = await technologies();
+    expect(first.counted).toBe(true);
+    expect(await technologies()).toEqual({ total: first.total, counted: false });
+
+    // A worker's statements on technology_sightings (as a scan finishing folds its technologies in,
+    // or a CVE finding flips has_cve): each is counted again in the next page.
+    const key = [userId, 'feed.example.org', 'feedtech', '1'];
+    await worker.query(
+      `insert into technology_sightings (user_id, host, tech_key, version, main_domain, id, tech,
+         target_types, first_seen, last_seen, last_scan_id, has_cve)
+       values ($1, $2, $3, $4, 'feed.example.org', gen_random_uuid(), 'FeedTech', '{domain}', now(), now(),
+         gen_random_uuid(), false)`,
+      key,
+    );
+    expect(await technologies()).toEqual({ total: first.total + 1, counted: true });
+    expect((await technologies()).counted).toBe(false);
+    const where = 'user_id = $1 and host = $2 and tech_key = $3 and version = $4';
+    await worker.query(`update technology_sightings set has_cve = true where ${where}`, key);
+    expect(await technologies()).toEqual({ total: first.total, counted: true });
+    await worker.query(`update technology_sightings set has_cve = false where ${where}`, key);
+    expect(await technologies()).toEqual({ total: first.total + 1, counted: true });
+    await worker.query(`delete from technology_sightings where ${where}`, key);
+    expect(await technologies()).toEqual({ total: first.total, counted: true });
+    expect((await technologies()).counted).toBe(false);
   });
 
   it('remember nothing while the notifications are not heard, and again once they are', async () => {

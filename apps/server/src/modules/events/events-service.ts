@@ -9,6 +9,7 @@ import {
 import { notFound } from '../../lib/errors.ts';
 import type { AppContext } from '../../server/context.ts';
 import type { SignedIn } from '../../server/plugins/auth.ts';
+import type { FindingsMemo } from '../findings/findings-counts.ts';
 import * as repo from '../findings/findings-repo.ts';
 import { listTechnologiesWithoutCve, type TechnologyRow } from '../findings/findings-tech-repo.ts';
 import { setResolved } from '../findings/findings-write-repo.ts';
@@ -197,8 +198,9 @@ async function withoutCve(
   body: TAllEventsBody,
   page: { limit: number; offset: number },
   scanId?: string,
+  memo?: FindingsMemo,
 ): Promise<Omit<TEventsPage, 'details_hidden'>> {
-  const { rows, total } = await listTechnologiesWithoutCve(ctx.db, userId, body, page, scanId);
+  const { rows, total } = await listTechnologiesWithoutCve(ctx.db, userId, body, page, scanId, memo);
   return { items: rows.map(technologyEvent), total, total_exact: true };
 }
 
@@ -216,9 +218,9 @@ export async function getAllEvents(
   body: TAllEventsBody,
   q: { limit?: number | undefined; offset: number },
 ): Promise<TEventsPage> {
-  if (body.scan_subclass === 'exploit_db' && body.vulnerabilities_existence === 'without')
-    return forPlan(plan, await withoutCve(ctx, userId, body, pageOf(body, q)));
   const memo = ctx.findingsMemo.memo(userId, synced);
+  if (body.scan_subclass === 'exploit_db' && body.vulnerabilities_existence === 'without')
+    return forPlan(plan, await withoutCve(ctx, userId, body, pageOf(body, q), undefined, memo));
   const { rows, total, totalExact } = await repo.listFindings(
     ctx.database,
     userId,

@@ -6,7 +6,8 @@ import type { Memo } from '../../db/changes.ts';
  * finding tables' statement triggers notify this channel with the user's id (migration 0019).
  * - capped totals, by filter set: counting is most of what an events page costs PostgreSQL (up to
  *   10,001 index entries behind a "10,000+"), and a user paging through a list, re-sorting it or
- *   coming back to it asks for the same total again;
+ *   coming back to it asks for the same total again; the exploit_db list "without" (technologies
+ *   with no CVE) too, its technology_sightings notifying this channel as well (migration 0026);
  * - walk bounds, by order: the sort value and id of the user's n-th finding in an order, found by
  *   reading n index entries (4,000 for a first page), which every filter walking that order shares;
  * - the user's targets of a type (a `targets_type` filter's list): the targets table notifies this
