@@ -70,7 +70,7 @@ function decoderOf(field: unknown): Decoder | undefined {
  * iterator and reduces the row through a closure, for every value: an events page of 30 columns ×
  * 10–20 rows cost 911 µs of CPU to read and turn into events, 767 µs mapped this way (in one
  * process, the bench's cases, interleaved). Here each column's decoder and key are found when the
- * shape is prepared, and a row is one loop over its values: the same statement text, type parsers,
+ * shape is prepared, and a row is one object literal (rowBuilder): the same statement text, type parsers,
  * values, errors and rows (test/db-prepared.test.ts compares them with Drizzle's own execute);
  * anything else (joins, a custom mapper, a field kind not listed) keeps Drizzle's execute.
  * `named`: the statement is named on the server (see the top of this file), either way.
@@ -126,7 +126,11 @@ function mapped<T>(prepared: Prepared<T>): Prepared<T> {
   // statement). A Param wrapping a placeholder (an encoder to apply per value) keeps Drizzle's execute.
   if (q.params.some((p) => is(p, Param))) return prepared;
   const names = q.params.map((p) => (is(p, Placeholder) ? p.name : undefined));
-  const paths = fields.map((f) => f.path);
+  const toRow = rowBuilder(
+    fields.map((f) => f.path as [string, string?]),
+    decoders as Decoder[],
+  );
+  if (!toRow) return prepared;
   const { client, queryConfig, logger } = q;
   return {
     async execute(values: Record<string, unknown> = {}) {
@@ -143,23 +147,46 @@ function mapped<T>(prepared: Prepared<T>): Prepared<T> {
       } catch (e) {
         throw new DrizzleQueryError(queryConfig.text, params, e as Error);
       }
-      return result.rows.map((raw) => {
-        const row: Record<string, unknown> = {};
-        for (let i = 0; i < paths.length; i++) {
-          const [key, nested] = paths[i] as [string, string?];
-          const v = raw[i];
-          const value = v === null ? null : (decoders[i] as Decoder).mapFromDriverValue(v);
-          if (nested === undefined) {
-            row[key] = value;
-            continue;
-          }
-          row[key] ??= {};
-          (row[key] as Record<string, unknown>)[nested] = value;
-        }
-        return row;
-      }) as T;
+      return result.rows.map(toRow) as T;
     },
   };
+}
+
+/**
+ * A statement's row from its values, as one object literal of the selection's keys in order
+ * (nested for a nested selection), compiled once per statement. Drizzle's mapResultRow — and the
+ * loop that replaced it — added the ~30 keys of an events row one store at a time, and V8 keeps an
+ * object given more than a dozen keys that way as a dictionary (a hash table): 2–5 µs a row to
+ * build on Node 20, and slow to read again (toEvent) or to add the subclass to; under the bench's
+ * load that mapping and the tagging were 44 µs of the API's CPU per request (--cpu-prof). A literal
+ * builds the row with its keys in place: 0.1–0.15 µs a row (30 keys, alone). The text is made of
+ * the selection's own keys (JSON-quoted) and value indexes, nothing from a request. Undefined
+ * (Drizzle's execute stays) for a key a literal would read as something else (__proto__).
+ */
+function rowBuilder(
+  paths: [string, string?][],
+  decoders: Decoder[],
+): ((raw: unknown[]) => Record<string, unknown>) | undefined {
+  if (paths.some((p) => p.includes('__proto__'))) return undefined;
+  const value = (i: number) => `raw[${i}] === null ? null : d[${i}].mapFromDriverValue(raw[${i}])`;
+  // Each top-level key once, where it first appears; a nested selection's keys within it.
+  const keys = new Map<string, string[]>();
+  paths.forEach(([key, nested], i) => {
+    const parts = keys.get(key) ?? [];
+    keys.set(key, parts);
+    parts.push(nested === undefined ? value(i) : `${JSON.stringify(nested)}: ${value(i)}`);
+  });
+  const literal = [...keys]
+    .map(([key, parts]) => {
+      const nested = paths.some(([k, n]) => k === key && n !== undefined);
+      return `${JSON.stringify(key)}: ${nested ? `{ ${parts.join(', ')} }` : parts[0]}`;
+    })
+    .join(', ');
+  const build = new Function('d', 'raw', `return { ${literal} };`) as (
+    d: Decoder[],
+    raw: unknown[],
+  ) => Record<string, unknown>;
+  return (raw) => build(decoders, raw);
 }
 
 /** The values of one request's placeholders, named in the order they are bound. */
