@@ -16,7 +16,7 @@ import { setResolved } from '../findings/findings-write-repo.ts';
 import { cveIntelOf, NO_CVE_INTEL } from '../intel/intel-fns.ts';
 import { oobEvidence } from '../oob/oob-evidence.ts';
 import { getScan } from '../scans/scans-repo.ts';
-import { limitsOf } from '../targets/targets-fns.ts';
+import { planLimit } from '../targets/targets-fns.ts';
 
 const str = (v: unknown) => (typeof v === 'string' ? v : null);
 const strings = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
@@ -137,7 +137,7 @@ export function withoutDetails(event: TEvent): TEvent {
 }
 
 /** Whether a plan's events carry their details (`plan`: the signed-in user's, read with the session). */
-const seesFindingDetails = (plan: string) => limitsOf(plan).findingDetails;
+const seesFindingDetails = (plan: string) => planLimit(plan, 'findingDetails');
 
 function forPlan(plan: string, page: Omit<TEventsPage, 'details_hidden'>): TEventsPage {
   return seesFindingDetails(plan)
