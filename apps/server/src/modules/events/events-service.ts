@@ -139,10 +139,14 @@ export function withoutDetails(event: TEvent): TEvent {
 /** Whether a plan's events carry their details (`plan`: the signed-in user's, read with the session). */
 const seesFindingDetails = (plan: string) => planLimit(plan, 'findingDetails');
 
-function forPlan(plan: string, page: Omit<TEventsPage, 'details_hidden'>): TEventsPage {
+/** The page's own keys, then details_hidden (a key added after a spread cost ~6 µs a page, as toEvent's note says). */
+function forPlan(
+  plan: string,
+  { items, total, total_exact }: Omit<TEventsPage, 'details_hidden'>,
+): TEventsPage {
   return seesFindingDetails(plan)
-    ? { ...page, details_hidden: false }
-    : { ...page, items: page.items.map(withoutDetails), details_hidden: true };
+    ? { items, total, total_exact, details_hidden: false }
+    : { items: items.map(withoutDetails), total, total_exact, details_hidden: true };
 }
 
 const eventForPlan = (plan: string, event: TEvent): TEvent =>
