@@ -15,7 +15,7 @@ import { listTechnologiesWithoutCve, type TechnologyRow } from '../findings/find
 import { setResolved } from '../findings/findings-write-repo.ts';
 import { cveIntelOf, NO_CVE_INTEL } from '../intel/intel-fns.ts';
 import { oobEvidence } from '../oob/oob-evidence.ts';
-import { getScan } from '../scans/scans-repo.ts';
+import { isScanOfUser } from '../scans/scans-repo.ts';
 import { planLimit } from '../targets/targets-fns.ts';
 
 const str = (v: unknown) => (typeof v === 'string' ? v : null);
@@ -247,8 +247,8 @@ export async function getOneScanEvents(
   // The scan's owner is checked beside the page, not before it (one wait for the database
   // instead of two): the page reads only this user's findings whatever the id, and is dropped
   // when the scan is not theirs.
-  const [scan, page] = await Promise.all([
-    getScan(ctx.db, userId, id),
+  const [owned, page] = await Promise.all([
+    isScanOfUser(ctx.db, userId, id),
     filters.scan_subclass === 'exploit_db' && filters.vulnerabilities_existence === 'without'
       ? withoutCve(ctx, userId, filters as TAllEventsBody, pageOf(body, q), id)
       : repo
@@ -259,7 +259,7 @@ export async function getOneScanEvents(
             total_exact: totalExact,
           })),
   ]);
-  if (!scan) throw notFound('Scan not found.');
+  if (!owned) throw notFound('Scan not found.');
   return forPlan(plan, page);
 }
 
