@@ -129,6 +129,34 @@ describe('mappedOnce', () => {
     expect((ours?.cause as { code?: string })?.code).toBe('22P02');
     await expect(mapped.execute({})).rejects.toThrow('No value for placeholder "user" was provided');
   });
+
+  it('builds rows whose keys hold quotes, backslashes, line breaks and code as plain keys', async () => {
+    // The row literal is compiled from the selection's keys: each must stay a quoted key.
+    const db = drizzle(t.runtime.ctx.database.pool);
+    const table = FINDING_TABLES.exploit_scanner;
+    const odd = ['a"b', "c'd", 'e\\f', 'g\nh', '}; throw 1; ({', '\u2028', 'constructor', 'toString'];
+    const { drizzles, mapped } = both(() =>
+      db
+        .select({
+          ...Object.fromEntries(odd.map((k) => [k, table.id])),
+          nested: { '`${x}`': table.severity, 'x"': table.name },
+        })
+        .from(table)
+        .where(eq(table.userId, sql.placeholder('user')))
+        .limit(2),
+    );
+    const rows = (await mapped.execute({ user: userId })) as Record<string, unknown>[];
+    expect(rows).toEqual(await drizzles.execute({ user: userId }));
+    expect(Object.keys(rows[0] ?? {})).toEqual([...odd, 'nested']);
+    // A key a literal would read as the prototype keeps Drizzle's own mapping.
+    const proto = db
+      .select({ ['__proto__']: table.id })
+      .from(table)
+      .where(eq(table.userId, sql.placeholder('user')))
+      .limit(1)
+      .prepare('');
+    expect(mappedOnce(proto)).toBe(proto);
+  });
 });
 
 describe('named statements', () => {

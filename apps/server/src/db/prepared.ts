@@ -232,8 +232,10 @@ class DescribedQuery extends PgQueryClass {
  * build on Node 20, and slow to read again (toEvent) or to add the subclass to; under the bench's
  * load that mapping and the tagging were 44 µs of the API's CPU per request (--cpu-prof). A literal
  * builds the row with its keys in place: 0.1–0.15 µs a row (30 keys, alone). The text is made of
- * the selection's own keys (JSON-quoted) and value indexes, nothing from a request. Undefined
- * (Drizzle's execute stays) for a key a literal would read as something else (__proto__).
+ * the selection's own keys (JSON-quoted) and value indexes — code generated from the repositories'
+ * selections, as Fastify's serializer is from a route's schema; no value read from the database or
+ * a request is ever compiled (test/db-prepared.test.ts: keys holding quotes or code stay keys).
+ * Undefined (Drizzle's execute stays) for a key a literal would read as something else (__proto__).
  */
 function rowBuilder(
   paths: [string, string?][],
