@@ -1,7 +1,8 @@
 import { EVENT_SORT_KEYS, EVENTS_PAGE_SIZE, type TAllEventsBody } from '@perimeter/contracts';
 import { desc, eq, getTableColumns, gt, sql } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/node-postgres';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { connectDatabase, type Database, SESSION_MAX_USES } from '../src/db/client.ts';
 import { isoTimestamp } from '../src/db/iso-timestamp.ts';
 import { mappedOnce, namesStatements, type Prepared, statementName } from '../src/db/prepared.ts';
@@ -99,6 +100,33 @@ describe('mappedOnce', () => {
       }
     }
     expect(compared).toBe(12);
+  });
+
+  it('asks for a statement’s columns once, then reads its rows with the parsers it learnt', async () => {
+    const db = drizzle(t.runtime.ctx.database.pool);
+    const table = FINDING_TABLES.exploit_db;
+    const { drizzles, mapped } = both(() =>
+      db
+        .select()
+        .from(table)
+        .where(eq(table.userId, sql.placeholder('user')))
+        .orderBy(desc(table.addTs), desc(table.id))
+        .limit(sql.placeholder('limit')),
+    );
+    const limits = [5, 0, 40, 1];
+    const { prototype } = (pg as unknown as { Connection: { prototype: { describe(): void } } }).Connection;
+    const describes = vi.spyOn(prototype, 'describe');
+    const pages: unknown[][] = [];
+    try {
+      for (const limit of limits) pages.push(await mapped.execute({ user: userId, limit }));
+      // The first execution's Describe only: the others reuse its columns.
+      expect(describes).toHaveBeenCalledTimes(1);
+    } finally {
+      describes.mockRestore();
+    }
+    for (const [i, limit] of limits.entries())
+      expect(pages[i]).toEqual(await drizzles.execute({ user: userId, limit }));
+    expect(pages[2]!.length).toBeGreaterThan(0);
   });
 
   it('logs the statement and fails as Drizzle does', async () => {
