@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import rateLimit from '@fastify/rate-limit';
@@ -50,6 +51,34 @@ export function staticCacheControl(root: string, filePath: string): string {
   return relative.startsWith('assets/') ? IMMUTABLE_CACHE_CONTROL : INDEX_CACHE_CONTROL;
 }
 
+type HeaderStep = { set: string; value: string | number | readonly string[] } | { remove: string };
+
+/**
+ * helmet's headers as the steps its middleware takes (every value is a constant of its options:
+ * no nonce, nothing read of the request), replayed on each response in the same order, with the
+ * same names and values. Its chain of thirteen middlewares, a closure and a call each, was ~4 µs
+ * of the API's CPU per request under the events bench's load (--cpu-prof: 10.6 µs with the
+ * headers' own setHeader).
+ */
+export function securityHeadersOf(options: Parameters<typeof helmet>[0]): (res: ServerResponse) => void {
+  const steps: HeaderStep[] = [];
+  const recorder = {
+    setHeader: (name: string, value: string | number | readonly string[]) => steps.push({ set: name, value }),
+    removeHeader: (name: string) => steps.push({ remove: name }),
+  };
+  let failed: unknown;
+  helmet(options)({} as IncomingMessage, recorder as unknown as ServerResponse, (err?: unknown) => {
+    failed = err;
+  });
+  if (failed) throw failed;
+  return (res) => {
+    for (const step of steps) {
+      if ('set' in step) res.setHeader(step.set, step.value);
+      else res.removeHeader(step.remove);
+    }
+  };
+}
+
 export interface AppOptions {
   ctx: AppContext;
   maintenance: MaintenanceState;
@@ -79,8 +108,10 @@ export async function buildApp({ ctx, maintenance, queue = false }: AppOptions):
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
-  app.addHook('onSend', async (request, reply) => {
+  // A hook with a callback rather than an async function: no promise and microtask per request.
+  app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id);
+    done(null, payload);
   });
 
   // The change notifications that keep the remembered session states and events totals true.
@@ -92,7 +123,7 @@ export async function buildApp({ ctx, maintenance, queue = false }: AppOptions):
   await app.register(errorHandlerPlugin);
   // Security headers, computed once: @fastify/helmet rebuilt helmet's middleware (parsing the CSP
   // directives) on every request, ~30 µs of CPU each; the built middleware only sets the headers.
-  const securityHeaders = helmet({
+  const securityHeaders = securityHeadersOf({
     contentSecurityPolicy: {
       directives: {
         defaultSrc: ["'self'"],
@@ -104,9 +135,10 @@ export async function buildApp({ ctx, maintenance, queue = false }: AppOptions):
       },
     },
   });
-  app.addHook('onRequest', (request, reply, done) =>
-    securityHeaders(request.raw, reply.raw, (err) => done(err as Error | undefined)),
-  );
+  app.addHook('onRequest', (_request, reply, done) => {
+    securityHeaders(reply.raw);
+    done();
+  });
   await app.register(rateLimit, {
     global: true,
     max: env.RATE_LIMIT_GLOBAL_PER_MINUTE,
