@@ -141,13 +141,10 @@ function mapped<T>(prepared: Prepared<T>): Prepared<T> {
       ? (params: unknown[]) =>
           client.query(
             new DescribedQuery(
-              {
-                text: queryConfig.text,
-                name: queryConfig.name,
-                rowMode: 'array',
-                types: (queryConfig as { types?: unknown }).types,
-                values: params,
-              },
+              queryConfig.text,
+              queryConfig.name,
+              (queryConfig as { types?: unknown }).types,
+              params,
               last,
             ) as unknown as pg.QueryConfig,
           ) as unknown as Promise<{ rows: unknown[][] }>
@@ -198,7 +195,9 @@ interface PgQuery {
   portal: string;
   binary?: boolean;
   rows?: number;
+  _rowMode?: string;
   _result: { fields: unknown[]; _parsers: unknown[] | undefined };
+  _results: unknown;
   _accumulateRows: boolean;
   callback?: unknown;
   _checkForMultirow(): void;
@@ -209,11 +208,12 @@ interface PgQuery {
   handleRowDescription(msg: { fields: { dataTypeID: number; format: string }[] }): void;
   listeners(event: string): unknown[];
 }
-const PgQueryClass = pg.Query as unknown as new (config: object) => PgQuery;
+const PgQueryClass = pg.Query as unknown as new (config: object | string) => PgQuery;
+const pgModule = createRequire(import.meta.url);
 /** pg's conversion of a bound value to the protocol's text (what its Query.prepare binds with). */
-const { prepareValue } = createRequire(import.meta.url)('pg/lib/utils.js') as {
-  prepareValue: (value: unknown) => unknown;
-};
+const { prepareValue } = pgModule('pg/lib/utils.js') as { prepareValue: (value: unknown) => unknown };
+/** pg's result of a query (what its Query's constructor makes for a config's row mode and types). */
+const PgResult = pgModule('pg/lib/result.js') as new (rowMode: string, types: unknown) => PgQuery['_result'];
 
 /**
  * pg's query of a prepared select that takes its columns' parsers from the statement's previous
@@ -232,11 +232,25 @@ const { prepareValue } = createRequire(import.meta.url)('pg/lib/utils.js') as {
  * test/db-prepared.test.ts holds its rows to Drizzle's, which fails if pg's internals move.
  */
 class DescribedQuery extends PgQueryClass {
+  /**
+   * pg's Query copies a config object by its property descriptors (utils.normalizeQueryConfig),
+   * ~4 µs of the API's CPU per request under the bench's load (--cpu-prof); given the text alone it
+   * copies nothing, and the rest is set here as its constructor sets it from a config.
+   */
   constructor(
-    config: object,
+    text: string,
+    name: string | undefined,
+    types: unknown,
+    values: unknown[],
     private readonly last: { description?: Description },
   ) {
-    super(config);
+    super(text);
+    this.name = name;
+    this.types = types;
+    this.values = values;
+    this._rowMode = 'array';
+    this._result = new PgResult('array', types);
+    this._results = this._result;
   }
 
   /** pg's Query.prepare (8.23.1) without the Describe when the columns are known. */
