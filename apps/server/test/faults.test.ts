@@ -6,7 +6,7 @@ import { createInterface } from 'node:readline';
 import { LeakCipher } from '@perimeter/engine';
 import { type Lab, startLab } from '@perimeter/lab';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { addLeaks } from '../src/modules/scans/scans-intel-repo.ts';
 import { client, createTestApp, TEST_ENCRYPTION_KEY, TEST_JWT_SECRET, type TestApp } from './support/app.ts';
 import { createPgCluster, freePort, type PgCluster } from './support/pg-cluster.ts';
@@ -266,6 +266,11 @@ suite('fault injection (PostgreSQL 15 cluster, worker processes, the lab)', () =
 
   it('a killed worker’s scan resumes within 30 s; when its retries run out it ends failed with the reason and the user is mailed', async () => {
     const env = { SCAN_JOB_RETRY_LIMIT: '1', WORKER_CONCURRENCY: '1' };
+    // Every lab answer 300 ms late, so the scan is still running when each worker is killed: without
+    // it the lab's scan (one port, 20 names) ended ~250 ms after it started on an idle machine, before
+    // the kill, and there was nothing to resume.
+    lab.setHttpDelay(300);
+    onTestFinished(() => lab.setHttpDelay(0));
     const workers = [startWorker('faults', env), startWorker('faults', env)];
     await Promise.all(workers.map((w) => w.ready));
     // The retry limit is the enqueuer's (the API's) setting: an API process configured for one retry.
@@ -284,6 +289,8 @@ suite('fault injection (PostgreSQL 15 cluster, worker processes, the lab)', () =
     const first = await until('the scan to start', () => startedOn(0), 60_000);
     first.child.kill('SIGKILL');
     const killedAt = Date.now();
+    const [killed] = await query<{ status: string }>('select status from scans where id = $1', [scanId]);
+    expect(killed?.status, 'the scan was still running when its worker was killed').toBe('running');
     const second = await until('the scan to resume on the other worker', () => startedOn(killedAt), 60_000);
     const resumeSeconds = (Date.now() - killedAt) / 1000;
     console.log(`resumed ${resumeSeconds.toFixed(1)} s after SIGKILL`);
