@@ -1,5 +1,9 @@
+import { IncomingMessage, ServerResponse } from 'node:http';
+import { Socket } from 'node:net';
 import { sql } from 'drizzle-orm';
+import helmet from 'helmet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SECURITY_HEADERS } from '../src/server/app.ts';
 import { client, createTestApp, newUserInput, PASSWORD, type TestApp } from './support/app.ts';
 
 let t: TestApp;
@@ -58,6 +62,19 @@ describe('system endpoints', () => {
     const res = await t.app.inject({ method: 'GET', url: '/api/main/ping' });
     expect(res.headers['x-content-type-options']).toBe('nosniff');
     expect(res.headers['content-security-policy']).toContain("default-src 'self'");
+  });
+
+  it('sends every header helmet’s own middleware sets, with its values, and none it removes', async () => {
+    // The app replays helmet's headers as recorded at start-up (securityHeadersOf): held here to
+    // what helmet's middleware does to a real response.
+    const own = new ServerResponse(new IncomingMessage(new Socket()));
+    own.setHeader('x-powered-by', 'test');
+    helmet(SECURITY_HEADERS)(own.req, own, () => {});
+    const expected = own.getHeaders();
+    expect(Object.keys(expected).length).toBeGreaterThan(10);
+    const res = await t.app.inject({ method: 'GET', url: '/api/main/ping' });
+    for (const [name, value] of Object.entries(expected)) expect(res.headers[name], name).toBe(value);
+    expect(res.headers['x-powered-by']).toBeUndefined();
   });
 });
 

@@ -79,6 +79,20 @@ export function securityHeadersOf(options: Parameters<typeof helmet>[0]): (res: 
   };
 }
 
+/** helmet's options: the security headers of every response. */
+export const SECURITY_HEADERS: Parameters<typeof helmet>[0] = {
+  contentSecurityPolicy: {
+    directives: {
+      defaultSrc: ["'self'"],
+      imgSrc: ["'self'", 'data:'],
+      styleSrc: ["'self'", "'unsafe-inline'"],
+      scriptSrc: ["'self'"],
+      connectSrc: ["'self'"],
+      frameAncestors: ["'none'"],
+    },
+  },
+};
+
 export interface AppOptions {
   ctx: AppContext;
   maintenance: MaintenanceState;
@@ -123,18 +137,7 @@ export async function buildApp({ ctx, maintenance, queue = false }: AppOptions):
   await app.register(errorHandlerPlugin);
   // Security headers, computed once: @fastify/helmet rebuilt helmet's middleware (parsing the CSP
   // directives) on every request, ~30 µs of CPU each; the built middleware only sets the headers.
-  const securityHeaders = securityHeadersOf({
-    contentSecurityPolicy: {
-      directives: {
-        defaultSrc: ["'self'"],
-        imgSrc: ["'self'", 'data:'],
-        styleSrc: ["'self'", "'unsafe-inline'"],
-        scriptSrc: ["'self'"],
-        connectSrc: ["'self'"],
-        frameAncestors: ["'none'"],
-      },
-    },
-  });
+  const securityHeaders = securityHeadersOf(SECURITY_HEADERS);
   app.addHook('onRequest', (_request, reply, done) => {
     securityHeaders(reply.raw);
     done();
