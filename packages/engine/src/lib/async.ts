@@ -205,4 +205,9 @@ export class RateLimiter {
     // Under a millisecond early is on time: a timer cannot wait less.
     if (at - now >= 1) await sleep(at - now, signal);
   }
+
+  /** True when the next caller would start at once (nobody is waiting for a turn). */
+  get idle(): boolean {
+    return this.next <= performance.now();
+  }
 }

@@ -1,6 +1,6 @@
 export { mapConcurrent } from './concurrency.ts';
 export { payloadCombinations } from './payloads.ts';
-export { HostGate, RateLimiter, type UnresponsiveHost } from './politeness.ts';
+export { HostGate, RateLimiter, type RateScope, RequestRate, type UnresponsiveHost } from './politeness.ts';
 export type { DnsServer, ProtocolResponse, RunContext } from './run-types.ts';
 export { parseTarget, targetVariables } from './target-variables.ts';
 export {

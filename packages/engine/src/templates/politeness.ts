@@ -3,13 +3,71 @@ import { RateLimiter, Semaphore } from '../lib/async.ts';
 
 export { RateLimiter, type Semaphore };
 
+const MAX_IDLE_SEMAPHORES = 1024;
+
+/** Over what a template run's request rate is counted: each host on its own, or the whole scan. */
+export type RateScope = 'host' | 'scan';
+
+/**
+ * The request rate of a template run: `perSecond` starts per host name (each host gets its own
+ * budget, whatever its ports: a host never receives more than `perSecond` requests a second from
+ * the run, and a run over many hosts is not slowed by the hosts it is not touching), or per scan
+ * (one budget across every host of the run, as nuclei's `-rate-limit`). Endpoints are `host:port`, as the
+ * host gate's; a DNS template's endpoint is its DNS server.
+ */
+export class RequestRate {
+  private readonly perHost = new Map<string, RateLimiter>();
+  private readonly whole: RateLimiter;
+
+  constructor(
+    private readonly perSecond: number,
+    private readonly scope: RateScope = 'host',
+  ) {
+    this.whole = new RateLimiter(perSecond);
+  }
+
+  /** False when there is no limit: callers may skip `acquire` (no await, no microtask). */
+  get isLimited(): boolean {
+    return this.whole.isLimited;
+  }
+
+  /** Resolves at this request's turn on `endpoint`'s budget; rejects with AbortedError when `signal` aborts first. */
+  acquire(endpoint: string, signal?: AbortSignal): Promise<void> {
+    return this.limiterOf(endpoint).acquire(signal);
+  }
+
+  private limiterOf(endpoint: string): RateLimiter {
+    if (this.scope === 'scan' || !this.whole.isLimited) return this.whole;
+    const host = hostOf(endpoint);
+    let limiter = this.perHost.get(host);
+    if (!limiter) {
+      // Bounded memory: hosts whose budget is unused by now are forgotten once there are many.
+      if (this.perHost.size >= MAX_IDLE_SEMAPHORES)
+        for (const [h, l] of this.perHost) if (l.idle) this.perHost.delete(h);
+      limiter = new RateLimiter(this.perSecond);
+      this.perHost.set(host, limiter);
+    }
+    return limiter;
+  }
+}
+
+/** `host:port`, `[v6]:port` or a bare host → the host, lower-cased. */
+function hostOf(endpoint: string): string {
+  const colon = endpoint.lastIndexOf(':');
+  const bare =
+    colon > 0 && endpoint.indexOf(':') === colon
+      ? endpoint.slice(0, colon)
+      : endpoint.startsWith('[')
+        ? endpoint.slice(0, endpoint.indexOf(']') + 1)
+        : endpoint;
+  return bare.toLowerCase();
+}
+
 export interface UnresponsiveHost {
   host: string;
   errors: number;
   lastError: string;
 }
-
-const MAX_IDLE_SEMAPHORES = 1024;
 
 /**
  * Per-host concurrency and error budget: after `errorBudget` failed requests (timeouts,

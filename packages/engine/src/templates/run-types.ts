@@ -2,7 +2,7 @@ import type { DslValue } from '../operators/dsl/dsl-functions.ts';
 import type { OperatorEvent } from '../operators/operator-types.ts';
 import type { DnsAnswers } from '../protocols/dns/dns-answers.ts';
 import type { HttpClient } from '../protocols/http/http-client.ts';
-import type { HostGate, RateLimiter } from './politeness.ts';
+import type { HostGate, RequestRate } from './politeness.ts';
 
 /** One protocol response, mapped to named parts for the operators. */
 export interface ProtocolResponse {
@@ -29,7 +29,7 @@ export interface DnsServer {
 export interface RunContext {
   signal: AbortSignal;
   http: HttpClient;
-  rate: RateLimiter;
+  rate: RequestRate;
   hosts: HostGate;
   timeoutMs: number;
   maxResponseBytes: number;

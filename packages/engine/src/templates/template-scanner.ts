@@ -5,7 +5,7 @@ import { HttpClient } from '../protocols/http/http-client.ts';
 import { OobCorrelator } from '../protocols/oob/oob-correlator.ts';
 import type { OobProvider } from '../protocols/oob/oob-types.ts';
 import { mapConcurrent } from './concurrency.ts';
-import { HostGate, RateLimiter, type UnresponsiveHost } from './politeness.ts';
+import { HostGate, type RateScope, RequestRate, type UnresponsiveHost } from './politeness.ts';
 import type { DnsServer, RunContext } from './run-types.ts';
 import { clusterTemplates } from './template-cluster.ts';
 import {
@@ -19,8 +19,10 @@ import type { CompiledTemplate } from './template-types.ts';
 
 export interface TemplateScanOptions {
   signal?: AbortSignal;
-  /** Requests per second across the whole run (default 150). */
+  /** Requests per second (default 150; 0: no limit), counted per `rateLimitPer`. */
   rateLimit?: number;
+  /** `host` (default): each host name gets `rateLimit` on its own; `scan`: one budget across every host. */
+  rateLimitPer?: RateScope;
   /** Concurrent requests per host (default 4). */
   perHostConcurrency?: number;
   /** Template × target tasks in flight (default 25). */
@@ -155,7 +157,7 @@ export class TemplateScanner {
     this.ctx = {
       signal: internal.signal,
       http,
-      rate: new RateLimiter(options.rateLimit ?? 150),
+      rate: new RequestRate(options.rateLimit ?? 150, options.rateLimitPer ?? 'host'),
       hosts: new HostGate(options.perHostConcurrency ?? 4, options.hostErrorBudget ?? 10),
       timeoutMs,
       maxResponseBytes,

@@ -77,10 +77,16 @@ export const ZEnv = z.object({
     )
     .optional(),
   /**
-   * Template requests per second of one scan, across its hosts (0: no limit). Unset: the engine's
-   * politeness default (150/s, docs/finding-families.md) — a customer's hosts are not flooded.
+   * Template requests per second of one scan (0: no limit), counted per host name unless
+   * PERIMETER_TEMPLATE_RATE_LIMIT_PER says `scan`. Unset: the engine's politeness default
+   * (150/s per host, docs/finding-families.md) — a customer's hosts are not flooded.
    */
   PERIMETER_TEMPLATE_RATE_LIMIT: z.coerce.number().int().min(0).max(100_000).optional(),
+  /**
+   * Over what that rate is counted: `host` (the default: each host of a scan on its own budget)
+   * or `scan` (one budget across all the scan's hosts, as nuclei's -rate-limit).
+   */
+  PERIMETER_TEMPLATE_RATE_LIMIT_PER: z.enum(['host', 'scan']).optional(),
   /** Use only the first N labels of the built-in subdomain wordlist (all of them when unset). */
   PERIMETER_SCAN_WORDLIST_LIMIT: z.coerce.number().int().min(0).max(1_000_000).optional(),
   /** crt.sh-compatible certificate-transparency API for subdomain discovery; off when unset. */

@@ -10,6 +10,7 @@ import {
   ScanCoverage,
   type ScanSubclass,
   scan,
+  type TemplateStageConfig,
 } from '@perimeter/engine';
 import { z } from 'zod';
 import { type PgBoss as Boss, defineJob, type ExecuteSql, ensureQueues } from '../../lib/queue.ts';
@@ -180,13 +181,21 @@ export function intrusiveAllowList(env: AppContext['config']['env'], provenTarge
 }
 
 /**
- * The template stage's request rate: the operator's `PERIMETER_TEMPLATE_RATE_LIMIT`, else the
- * engine's default politeness (150 requests/s per scan).
+ * The template stage's request rate: the operator's `PERIMETER_TEMPLATE_RATE_LIMIT` and
+ * `PERIMETER_TEMPLATE_RATE_LIMIT_PER`, else the engine's default politeness (150 requests/s per
+ * host of the scan).
  */
-export function templatePoliteness(env: AppContext['config']['env']): { rateLimit?: number } {
-  return env.PERIMETER_TEMPLATE_RATE_LIMIT === undefined
-    ? {}
-    : { rateLimit: env.PERIMETER_TEMPLATE_RATE_LIMIT };
+export function templatePoliteness(
+  env: AppContext['config']['env'],
+): Pick<TemplateStageConfig, 'rateLimit' | 'rateLimitPer'> {
+  return {
+    ...(env.PERIMETER_TEMPLATE_RATE_LIMIT === undefined
+      ? {}
+      : { rateLimit: env.PERIMETER_TEMPLATE_RATE_LIMIT }),
+    ...(env.PERIMETER_TEMPLATE_RATE_LIMIT_PER === undefined
+      ? {}
+      : { rateLimitPer: env.PERIMETER_TEMPLATE_RATE_LIMIT_PER }),
+  };
 }
 
 function engineConfig(

@@ -20,7 +20,7 @@ export const dnsExecutor: ProtocolExecutor = async function* (req, vars, ctx, st
     return;
   }
   const ask = async (): Promise<DnsQueryResult> => {
-    await ctx.rate.acquire(ctx.signal);
+    await ctx.rate.acquire(endpoint, ctx.signal);
     try {
       return await queryDns(ctx.dnsServers, name, req.type as RecordType, {
         timeoutMs: Math.min(ctx.timeoutMs, 5000),

@@ -167,7 +167,7 @@ export function enterHost(ctx: RunContext, endpoint: string): Semaphore | Promis
 }
 
 async function enterHostSlowly(ctx: RunContext, endpoint: string): Promise<Semaphore> {
-  if (ctx.rate.isLimited) await ctx.rate.acquire(ctx.signal);
+  if (ctx.rate.isLimited) await ctx.rate.acquire(endpoint, ctx.signal);
   const slot = ctx.hosts.tryEnter(endpoint) ?? (await ctx.hosts.enter(endpoint));
   // The host may have run out of its error budget while this request waited for a slot.
   if (ctx.hosts.isBlocked(endpoint)) {

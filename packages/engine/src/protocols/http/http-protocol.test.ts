@@ -389,7 +389,7 @@ http:
     await slow.close();
   });
 
-  it('respects the global rate limit', async () => {
+  it('respects the rate limit on a host', async () => {
     const t = compileOrThrow(
       tpl(
         'rated',

@@ -203,7 +203,7 @@ export const networkExecutor: ProtocolExecutor = async function* (req, vars, ctx
       data: typeof i.data === 'string' ? (received) => inputBytes(req, n, vars, received) : i.data,
       ...(i.read !== undefined ? { read: i.read } : {}),
     }));
-    await ctx.rate.acquire(ctx.signal);
+    await ctx.rate.acquire(endpoint, ctx.signal);
     const release = await ctx.hosts.acquire(endpoint);
     let ex: Exchange;
     try {

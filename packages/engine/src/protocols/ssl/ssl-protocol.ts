@@ -174,7 +174,7 @@ export const sslExecutor: ProtocolExecutor = async function* (req, vars, ctx, st
     return;
   }
   const ip = ctx.resolve?.(host) ?? host;
-  await ctx.rate.acquire(ctx.signal);
+  await ctx.rate.acquire(endpoint, ctx.signal);
   const release = await ctx.hosts.acquire(endpoint);
   let info: TlsInfo;
   try {
