@@ -87,10 +87,14 @@ export async function startBenchCluster(tag: string) {
   const scans = full
     ? `full scans (every class) of ${DOMAINS.join(', ')}; ports: ${ports ? (portsOption === 'lab' ? `only the lab's (${labPorts})` : ports) : 'the product default (top100)'}; subdomain wordlist: ${wordlist === 'default' ? 'the whole built-in list (2,809 names, the product default)' : `the first ${wordlist} names`}`
     : "light scans: template checks of the lab's web port and the leak check";
-  const workload =
-    httpDelayMs > 0
-      ? `${scans}; every lab HTTP response delayed ${httpDelayMs} ms (a network round trip)`
-      : scans;
+  const rate = process.env.PERIMETER_TEMPLATE_RATE_LIMIT;
+  const ratePer = process.env.PERIMETER_TEMPLATE_RATE_LIMIT_PER ?? 'host';
+  // The template rate the workers inherit from this environment: the product default unless set.
+  const politeness =
+    rate === undefined && ratePer === 'host'
+      ? 'template requests at the product default (150/s per host)'
+      : `template requests at ${rate === '0' ? 'no rate limit' : `${rate ?? 150}/s per ${ratePer}`} (set in the environment: not the product default)`;
+  const workload = `${scans}; ${politeness}${httpDelayMs > 0 ? `; every lab HTTP response delayed ${httpDelayMs} ms (a network round trip)` : ''}`;
   // The workers run the production build, as `npm run start:worker` does (built here once when stale).
   const { builtServerEntry } = (await import(
     pathToFileURL(path.join(repoRoot, 'scripts/build.mjs')).href

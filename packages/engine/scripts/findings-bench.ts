@@ -6,7 +6,7 @@
  *  2. peak memory of 150 templates × 1,000 hosts (name-based virtual hosts on one lab site), with
  *     the community templates of the shared dataset — missing dataset: the bench fails;
  *  3. wall time of the full lab scan (all classes) with the engine's defaults as a user gets
- *     them (templates at 150 requests/s, the top100 port list).
+ *     them (templates at 150 requests/s per host, the top100 port list).
  * `runFindingsBench(report)` adds its section to a BenchReport; run this file directly for this
  * section alone (`npx tsx packages/engine/scripts/findings-bench.ts
  * [--only=throughput,memory,full] [--rounds=5] [--record]`).
@@ -173,7 +173,7 @@ async function fullLabScan(
   const started = performance.now();
   const findings: Record<string, number> = { exploit_scanner: 0, exploit_db: 0, leakcheck: 0 };
   // The engine's defaults, as a user gets them: no port list (top100), no template rate limit
-  // (150 requests/s), the whole subdomain wordlist; only the lab's DNS, CT log and scope are given.
+  // (150 requests/s per host), the whole subdomain wordlist; only the lab's DNS, CT log and scope are given.
   for await (const e of scan(lab.domains, {
     dns: { servers: [`${lab.dns.host}:${lab.dns.port}`] },
     scope: { allowPrivate: true, allow: [`${lab.subnet}.0/24`] },
@@ -258,7 +258,7 @@ export async function runFindingsBench(
       const mid = sorted[sorted.length >> 1] as (typeof runs)[number];
       const total = Object.values(mid.findings).reduce((a, b) => a + b, 0);
       say(
-        "Full lab scan (all classes; the lab's CVE feed and leak corpus loaded; the engine's defaults as a user gets them: templates at 150 requests/s, the top100 port list, the whole subdomain wordlist):",
+        "Full lab scan (all classes; the lab's CVE feed and leak corpus loaded; the engine's defaults as a user gets them: templates at 150 requests/s per host, the top100 port list, the whole subdomain wordlist):",
       );
       say(
         `- median wall time of ${rounds} runs ${mid.seconds.toFixed(1)} s (runs ${runs.map((r) => r.seconds.toFixed(1)).join(', ')} s; goal < 30 s); findings of the median run: ${Object.entries(
