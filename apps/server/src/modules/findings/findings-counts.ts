@@ -1,3 +1,4 @@
+import type { TAllEventsBody } from '@perimeter/contracts';
 import type { Memo } from '../../db/changes.ts';
 
 /**
@@ -30,3 +31,35 @@ export interface TargetsOfType {
 /** A remembered total (by filter set), walk bound (by order and position) or targets of a type. */
 export type FindingsMemoValue = number | WalkBound | TargetsOfType;
 export type FindingsMemo = Memo<FindingsMemoValue>;
+
+/**
+ * One request's total of a filter set (`scope`: a scan's id, '' for the user's whole history, or
+ * 'technologies' for the exploit_db list "without"), as the memo remembers it: `known` if it was
+ * remembered, else the request counts it and `keep`s the count. The key leaves out the sort keys:
+ * the total depends on the filters, not on the order or the page. Read before the page, so a change
+ * heard after this read is not hidden by what is remembered.
+ */
+export class RememberedTotal {
+  /** The remembered total; undefined: count it, then `keep` the count. */
+  readonly known: number | undefined;
+
+  private constructor(
+    private readonly memo: FindingsMemo,
+    private readonly key: string,
+    remembered: FindingsMemoValue | undefined,
+  ) {
+    this.known = typeof remembered === 'number' ? remembered : undefined;
+  }
+
+  /** The total of `body`'s filters in `scope` as remembered (one `memo.get`). */
+  static async read(memo: FindingsMemo, scope: string, body: TAllEventsBody): Promise<RememberedTotal> {
+    const { sort_key: _k, sort_order: _o, ...filters } = body;
+    const key = JSON.stringify([scope, filters]);
+    return new RememberedTotal(memo, key, await memo.get(key));
+  }
+
+  /** Remembers the request's count (nothing when the total was known). */
+  keep(counted: number): void {
+    if (this.known === undefined) this.memo.set(this.key, counted);
+  }
+}

@@ -12,7 +12,7 @@ import {
   findingsLeakcheck,
   targets,
 } from '../../db/schema/index.ts';
-import type { FindingsMemo, WalkBound } from './findings-counts.ts';
+import { type FindingsMemo, RememberedTotal, type WalkBound } from './findings-counts.ts';
 import { type Bind, equalsIgnoringCase, severityMatch, textMatch } from './findings-sql.ts';
 
 /*
@@ -411,11 +411,8 @@ export async function listFindings(
       : sql`select count(*)::int as n from (select 1 from ${table} where ${where} limit ${cap + 1}) capped`;
   const capped = sql<number>`(${countQuery})`.mapWith(Number);
   const counted_ = sql<number>`n`.mapWith(Number);
-  // The total depends on the filters and the scan, not on the order or the page.
-  const { sort_key: _k, sort_order: _o, ...filters } = body;
-  const countKey = JSON.stringify([scanId ?? '', filters]);
-  const remembered = await memo.get(countKey);
-  const known = typeof remembered === 'number' ? remembered : undefined;
+  const total = await RememberedTotal.read(memo, scanId ?? '', body);
+  const known = total.known;
   /**
    * The (sort value, id) `n` findings into the user's order: every finding before it compares
    * to it as a row, unless nulls come first (a nullable column descending) or it is null itself.
@@ -579,7 +576,7 @@ export async function listFindings(
         return { rows: (await walk(run)) ?? (await sorted(tx)), counted: n };
       }));
   }
-  if (known === undefined) memo.set(countKey, counted);
+  total.keep(counted);
   return {
     // Tagged in place (the rows are this request's own): a copy of each row's fields was ~1 kB per row.
     rows: rows.map((r) => Object.assign(r, { subclass: sub }) as FindingRow),

@@ -9,7 +9,7 @@ import {
   scanTargets,
   technologySightings,
 } from '../../db/schema/index.ts';
-import type { FindingsMemo } from './findings-counts.ts';
+import { type FindingsMemo, RememberedTotal } from './findings-counts.ts';
 import { textMatch } from './findings-sql.ts';
 
 /*
@@ -172,12 +172,8 @@ async function listSightingsWithoutCve(
   const sortColumn = TECH_SORT[body.sort_key ?? 'tech'] ?? 'tech_key';
   // Qualified: a bare `id` would be the selected id::text, sorted apart from the index's uuid.
   const orderBy = sql.raw(`t.${sortColumn} ${direction}, t.host ${direction}, t.id ${direction}`);
-  // The total depends on the filters, not on the order or the page (read before the page: a change
-  // heard after this read is not hidden by what is remembered).
-  const { sort_key: _k, sort_order: _o, ...filters } = body;
-  const countKey = JSON.stringify(['technologies', filters]);
-  const remembered = await memo.get(countKey);
-  const known = typeof remembered === 'number' ? remembered : undefined;
+  const remembered = await RememberedTotal.read(memo, 'technologies', body);
+  const known = remembered.known;
   const result = await db.execute<RawTechnology & { total: number }>(sql`
     select id::text as id, md5(host || '|' || tech_key || '|' || version) as fingerprint,
       (select st.target_id from ${scanTargets} st where st.scan_id = t.last_scan_id
@@ -199,7 +195,7 @@ async function listSightingsWithoutCve(
     );
     total = counted.rows[0]?.n ?? 0;
   }
-  if (known === undefined) memo.set(countKey, total);
+  remembered.keep(total);
   return { rows: result.rows.map(technologyRow), total };
 }
 
