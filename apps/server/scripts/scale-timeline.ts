@@ -26,6 +26,8 @@ interface JobRow {
 interface RunFile {
   workers: number;
   concurrency: number;
+  /** The workers ran one untimed scan per fetch loop before the clock (absent in older files). */
+  warm?: boolean;
   started: number;
   ended: number;
   ids: string[];
@@ -87,7 +89,7 @@ for (const file of files) {
   const startIdle = sum(firstClaims) + (slots - firstClaims.length) * wall;
   const tailIdle = slots * wall - scans - handOver - startIdle;
   console.log(
-    `${path.basename(file)}: ${run.workers} × ${run.concurrency}, ${jobs.length} scans in ${s1(wall)} s (last job completed at ${s1(lastEnd)} s, the bench saw it at ${s1(wall)} s; the last start call at ${s1((run.startCalls.at(-1) ?? run.started) - run.started)} s)`,
+    `${path.basename(file)}: ${run.workers} × ${run.concurrency}${run.warm ? ' (warmed)' : ''}, ${jobs.length} scans in ${s1(wall)} s (last job completed at ${s1(lastEnd)} s, the bench saw it at ${s1(wall)} s; the last start call at ${s1((run.startCalls.at(-1) ?? run.started) - run.started)} s)`,
   );
   console.log(
     `  slot time ${s1(slots * wall)} s = scans ${s1(scans)} s + queue hand-over ${s1(handOver)} s + idle before the first claims ${s1(startIdle)} s + idle in the tail and between jobs ${s1(tailIdle)} s`,
