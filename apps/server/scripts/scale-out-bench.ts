@@ -58,7 +58,7 @@ const TIMELINE_DIR = process.env.BENCH_TIMELINE;
  * timed queue meets processes whose scan code V8 has already optimised, as a long-running
  * deployment's workers are. Fresh: the first scans of each process run unoptimised code (measured:
  * a first scan's subdomain stage ~0.6 s against ~0.15 s later on 3 × 2, and the workers' CPU for the
- * same 30 scans 8.7 s against 5.7 s), which 3 processes pay three times where 1 pays once. Both are
+ * same 30 scans 7.6 s against 6.1 s in the record of 2026-11-30 07:55), which 3 processes pay three times where 1 pays once. Both are
  * printed, each row's speed-up against 1 × 2 of its own kind.
  */
 const WARM_MODES: boolean[] =
@@ -235,21 +235,24 @@ try {
     `\`npm run bench:scale -w apps/server\`: ${SCANS} lab scans per run — ${workload}. Embedded PostgreSQL, the API in the bench process, worker processes started as \`start:worker\` does — ${WARM_MODES.map((w) => (w ? "**warmed** (each ran one untimed scan per fetch loop before the clock, as a long-running deployment's workers have)" : '**fresh** (started for the run: their first scans run code V8 has not optimised yet)')).join('; and ')}; ${ROUNDS} interleaved rounds, medians; **${CORES} cores** (shared with the API, PostgreSQL and the lab).`,
   );
   report.say('');
+  /** The runs of one kind of run (workers × concurrency, fresh or warmed). */
+  const runsOf = (kind: (typeof pairs)[number]) =>
+    runs.filter(
+      (r) => r.workers === kind.workers && r.concurrency === kind.concurrency && r.warm === kind.warm,
+    );
   /** The first pair's median of the same kind (fresh or warmed): each row's speed-up is against it. */
   const baseOf = (warm: boolean) =>
     median(
-      runs
-        .filter((r) => r.workers === WORKERS[0] && r.concurrency === CONCURRENCIES[0] && r.warm === warm)
-        .map((r) => r.seconds),
+      runsOf({ workers: WORKERS[0] as number, concurrency: CONCURRENCIES[0] as number, warm }).map(
+        (r) => r.seconds,
+      ),
     );
   report.say(
     `| workers × concurrency | concurrent scans | median | speed-up vs ${WORKERS[0]} × ${CONCURRENCIES[0]} | runs | a scan (${DOMAINS.join(' / ')}) | CPU: workers | API and lab | machine | stolen | UDP drops | load before | note |`,
   );
   report.say('|---|---:|---:|---:|---|---|---:|---:|---:|---:|---:|---|---|');
   for (const { workers, concurrency, warm } of pairs) {
-    const mine = runs.filter(
-      (r) => r.workers === workers && r.concurrency === concurrency && r.warm === warm,
-    );
+    const mine = runsOf({ workers, concurrency, warm });
     const m = median(mine.map((r) => r.seconds));
     const loads = mine.map((r) => Number(r.load.split(' ')[0]));
     const cpu = (pick: (c: (typeof runs)[number]['cpu']) => number) =>
@@ -277,9 +280,7 @@ try {
   report.say(`| workers × concurrency | domain | ${partNames.join(' | ')} |`);
   report.say(`|---|---|${partNames.map(() => '---:|').join('')}`);
   for (const { workers, concurrency, warm } of pairs) {
-    const mine = runs.filter(
-      (r) => r.workers === workers && r.concurrency === concurrency && r.warm === warm,
-    );
+    const mine = runsOf({ workers, concurrency, warm });
     DOMAINS.forEach((domain, k) => {
       const cells = partNames.map((n) => median(mine.map((r) => r.parts[k]?.[n] ?? Number.NaN)).toFixed(0));
       report.say(`| ${workers} × ${concurrency}${kindOf(warm)} | ${domain} | ${cells.join(' | ')} |`);
@@ -290,11 +291,9 @@ try {
   const busiest = Math.max(...runs.map((r) => Number(r.load.split(' ')[0])));
   if (WORKERS[0] === 1 && WORKERS.includes(GOAL.workers)) {
     const verdicts = WARM_MODES.map((warm) => {
-      const row = runs.filter(
-        (r) => r.workers === GOAL.workers && r.concurrency === CONCURRENCIES[0] && r.warm === warm,
-      );
+      const row = runsOf({ workers: GOAL.workers, concurrency: CONCURRENCIES[0] as number, warm });
       const speedUp = baseOf(warm) / median(row.map((r) => r.seconds));
-      return `${WARM_MODES.length > 1 ? (warm ? 'warmed workers ' : 'fresh workers ') : ''}**${speedUp.toFixed(2)}×** (${speedUp >= GOAL.speedUp ? 'met' : 'missed'})`;
+      return `${kindOf(warm) ? `${kindOf(warm).trim()} workers ` : ''}**${speedUp.toFixed(2)}×** (${speedUp >= GOAL.speedUp ? 'met' : 'missed'})`;
     });
     report.say(
       `${GOAL.workers} workers vs 1 (issue 19's goal ≥ ${GOAL.speedUp}×): ${verdicts.join('; ')}. ${
